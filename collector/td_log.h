@@ -1,0 +1,20 @@
+/* td_log: the one levelled logger. Every message goes to stderr with the
+ * "tdprobe:" prefix; TDPROBE_LOG=quiet|info|debug sets the level.
+ * Threading: safe from any thread and from signal handlers (one write()). */
+#ifndef TD_LOG_H
+#define TD_LOG_H
+
+enum td_log_level { TD_LOG_QUIET = 0, TD_LOG_ERROR = 1, TD_LOG_INFO = 2, TD_LOG_DEBUG = 3 };
+
+void td_log_set_level(enum td_log_level level);
+enum td_log_level td_log_get_level(void);
+int td_log_parse_level(const char *s, enum td_log_level *out);
+
+/* Formats into a stack buffer and writes it with one write(2). */
+void td_log(enum td_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define td_err(...) td_log(TD_LOG_ERROR, __VA_ARGS__)
+#define td_info(...) td_log(TD_LOG_INFO, __VA_ARGS__)
+#define td_dbg(...) td_log(TD_LOG_DEBUG, __VA_ARGS__)
+
+#endif
