@@ -1,0 +1,49 @@
+/* td_pmu_read: self-monitoring reads of a perf_event_mmap_page, as the
+ * uapi header describes: seqlock on `lock`, `index` and `cap_user_rdpmc`
+ * checked, the counter-read instruction executed inside the section.
+ *
+ * The instruction itself is a function pointer so the same code runs
+ * against real hardware (RDPMC on x86_64, mrs on aarch64:
+ * collector/arch/<arch>/) and against the emulated PMU (td_emu).
+ * Threading: only the thread that owns the event may read it this way. */
+#ifndef TD_PMU_READ_H
+#define TD_PMU_READ_H
+
+#include <linux/perf_event.h>
+#include <stdint.h>
+
+struct td_pmu_reader {
+	/* Executes the counter read for page index idx (1-based, as the page
+	 * reports it): RDPMC(idx - 1) on x86_64. */
+	uint64_t (*read_counter)(void *ctx, uint32_t idx);
+	void *ctx;
+};
+
+struct td_pmu_value {
+	uint64_t value;     /* counter value (ordinary) or raw SLOTS (TopDown) */
+	uint64_t metrics;   /* raw PERF_METRICS word (TopDown reads only) */
+	uint64_t enabled;   /* time_enabled/time_running as of the page */
+	uint64_t running;
+	uint32_t lock;      /* seqlock value the read was taken under */
+	uint32_t index;     /* page index seen */
+};
+
+/* The real instruction for this architecture (collector/arch/<arch>/). */
+uint64_t td_arch_read_counter(void *ctx, uint32_t idx);
+extern const struct td_pmu_reader td_pmu_reader_hw;
+
+/* Ordinary counter: value = offset + sign_extend(raw, pmc_width).
+ * Returns 0, or -EAGAIN when the page says the counter cannot be read from
+ * user space now (index 0 or !cap_user_rdpmc): fall back to read(2). */
+int td_pmu_read_counter(const struct td_pmu_reader *r,
+			const volatile struct perf_event_mmap_page *pg, struct td_pmu_value *out);
+
+/* Intel TopDown: raw SLOTS from the leader's page (masked to pmc_width,
+ * never added to offset) and the full 64-bit PERF_METRICS (RDPMC
+ * 1<<29, index 0x20000001 on the metric sibling's page), one seqlock
+ * section on the leader's page. Same return contract. */
+int td_pmu_read_topdown(const struct td_pmu_reader *r,
+			const volatile struct perf_event_mmap_page *leader,
+			const volatile struct perf_event_mmap_page *metric, struct td_pmu_value *out);
+
+#endif
