@@ -20,7 +20,10 @@
 
 struct td_regions; /* per-thread region state, td_region.h */
 
-enum td_thread_state { TD_THREAD_RUNNING, TD_THREAD_EXITED };
+/* RUNNING -> ENDING -> EXITED on the thread itself; RUNNING -> SETTLED when
+ * the exit report takes a still-running thread's figures. A CAS on the
+ * state decides who owns the record's totals. */
+enum td_thread_state { TD_THREAD_RUNNING, TD_THREAD_ENDING, TD_THREAD_EXITED, TD_THREAD_SETTLED };
 
 struct td_thread {
 	struct td_thread *next;     /* registry link, set once at registration */
@@ -57,8 +60,11 @@ struct td_collector {
 	 * first marker call; the table never shrinks. */
 	const char *region_names[TD_MAX_REGIONS];
 	_Atomic int nr_regions;
-	bool report_written;
+	_Atomic int report_state;   /* 0 not written, 1 writing, 2 written */
 	char report_path[4096];     /* final path of the report written */
+	char cwd[4096];             /* working directory at startup (relative report paths) */
+	char exit_how[32];          /* "exit", "_exit", "exec", "signal SIGTERM", ... */
+	int hooks_missing;          /* configured functions found nowhere */
 };
 
 /* Creates the calling thread's record: allocates it, opens its counters,
@@ -78,8 +84,20 @@ void td_thread_settle_foreign(struct td_collector *c, struct td_thread *t);
  * the segment so far into t->total first. */
 int td_thread_new_epoch(struct td_collector *c, struct td_thread *t);
 
+/* Snapshots the calling thread's counters (its fallback backend if any). */
+void td_thread_snapshot(struct td_collector *c, struct td_thread *t, struct td_sample *s);
+
+/* acc += b - a through the thread's backend (its fallback backend if any).
+ * Regions must use these two rather than c->backend.ops directly. */
+void td_thread_accumulate(struct td_collector *c, struct td_thread *t, const struct td_sample *a,
+			  const struct td_sample *b, struct td_counts *acc);
+
 /* Folds seg_start..now into t->total and makes now the new seg_start. */
 void td_thread_fold(struct td_collector *c, struct td_thread *t);
+
+/* Writes the report (JSON file + stderr summary) once per process image.
+ * `how` says what ended the image. Returns 0 or -errno. */
+int td_report_write(struct td_collector *c, const char *how);
 
 /* Returns the id for a region name, adding it if new (not async-signal-safe
  * when adding). -1 when the table is full. */

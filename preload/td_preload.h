@@ -30,6 +30,11 @@ struct td_collector *td_preload_collector(void);
  * once the record exists. */
 struct td_thread *td_preload_thread(void);
 
+/* Makes t the calling thread's record (thread start paths). */
+void td_preload_set_thread(struct td_thread *t);
+/* Ends the calling thread's record; how: 0 return, 1 pthread_exit, 2 cancel. */
+void td_preload_thread_end(int how);
+
 /* Reentrancy guard: tdprobe code running on this thread (hooks, snapshot,
  * our own calls into libc) must not count itself. Returns false when the
  * guard was already held: the caller must then do nothing. */
