@@ -27,14 +27,30 @@ void td_regions_delete(struct td_regions *r);
 int td_region_enter(struct td_collector *c, struct td_thread *t, int region_id, uintptr_t ra);
 void td_region_exit(struct td_collector *c, struct td_thread *t, int region_id);
 
+/* Exit policy when region_id is not the innermost open region: the regions
+ * left open above its innermost activation are closed first (innermost
+ * first); an exit of a region that is not open is ignored and counted. */
+
+/* Marker API flavour (tdprobe_region_begin/end): like enter/exit, but a
+ * begin refused by the depth limit is remembered, so that its end is
+ * consumed instead of closing an outer activation of the same name. Enter
+ * returns 0, -E2BIG at the depth limit, -ENOENT without region state. */
+int td_region_marker_enter(struct td_collector *c, struct td_thread *t, int region_id,
+			   uintptr_t ra);
+void td_region_marker_exit(struct td_collector *c, struct td_thread *t, int region_id);
+
 /* Open regions of t (depth of the region stack). */
 int td_region_depth(const struct td_thread *t);
 
 /* Closes every open region of t at this point (thread end). */
 void td_regions_close_all(struct td_collector *c, struct td_thread *t);
 
-/* Report: writes the "regions" array member of a thread object, and the
- * process-wide "regions" array merged over all threads. */
+/* Report: writes the "regions" array member of a thread object (plus its
+ * "other_callsites_folded", "regions_depth_refused" and
+ * "regions_unmatched_exits" members), and the process-wide "regions" array
+ * merged over all threads by function and call site (plus the process
+ * "other_callsites_folded"). Not async-signal-safe (allocates, reads ELF
+ * files); reads other threads' tables consistently while they run. */
 void td_regions_json_thread(const struct td_collector *c, const struct td_thread *t,
 			    struct td_json *j);
 void td_regions_json_process(const struct td_collector *c, struct td_json *j);
