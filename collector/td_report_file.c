@@ -91,13 +91,13 @@ FILE *td_report_file_open(struct td_collector *c, char *final_path, size_t len, 
 		return f;
 	int e = errno;
 	/* Unwritable directory: keep the file name, change the place. */
-	const char *base = strrchr(final_path, '/');
-	base = base ? base + 1 : final_path;
+	char first[PATH_MAX + 64];
+	snprintf(first, sizeof(first), "%s", final_path);
+	const char *base = strrchr(first, '/');
+	base = base ? base + 1 : first;
 	const char *dir = getenv("TMPDIR");
 	if (!dir || dir[0] != '/')
 		dir = "/tmp";
-	char first[PATH_MAX + 64];
-	snprintf(first, sizeof(first), "%s", final_path);
 	if ((size_t)snprintf(final_path, len, "%s/%s", dir, base) >= len)
 		return NULL;
 	f = td_report_try_open(final_path, mode);

@@ -148,12 +148,39 @@ void td_config_exit(struct td_config *cfg)
 	cfg->mode = cfg->source = NULL;
 }
 
-/* inih handler state: the first error wins, as ini_parse reports its line. */
+/* inih handler state. inih reports the first bad line but not why; our
+ * reader counts lines so the handler can record where its error was. */
 struct td_cfg_parse {
 	struct td_config *cfg;
+	FILE *f;          /* file input, or */
+	const char *text; /* in-memory input */
+	int line;         /* lines read so far */
+	int failed_line;  /* line of the handler's first error, 0 if none */
 	char why[256];
 	int failed;
 };
+
+static char *td_cfg_reader(char *str, int num, void *stream)
+{
+	struct td_cfg_parse *p = stream;
+	char *r = NULL;
+	if (p->f) {
+		r = fgets(str, num, p->f);
+	} else if (p->text && *p->text) {
+		int n = 0;
+		while (n < num - 1 && p->text[n] && p->text[n] != '\n')
+			n++;
+		if (p->text[n] == '\n' && n < num - 1)
+			n++;
+		memcpy(str, p->text, (size_t)n);
+		str[n] = '\0';
+		p->text += n;
+		r = str;
+	}
+	if (r)
+		p->line++;
+	return r;
+}
 
 static int td_cfg_handler(void *user, const char *section, const char *name, const char *value)
 {
@@ -167,23 +194,28 @@ static int td_cfg_handler(void *user, const char *section, const char *name, con
 		if (strcmp(name, k->key) != 0)
 			continue;
 		if (p->cfg->seen[i]) {
-			if (!p->failed)
+			if (!p->failed) {
+				p->failed_line = p->line;
 				snprintf(p->why, sizeof(p->why), "%s: duplicate key in [%s]", name,
 					 section);
+			}
 			p->failed = 1;
 			return 0; /* inih: zero means error */
 		}
 		p->cfg->seen[i] = 1;
 		char why[200];
 		if (td_cfg_set(p->cfg, k, value, why, sizeof(why)) < 0) {
-			if (!p->failed)
+			if (!p->failed) {
+				p->failed_line = p->line;
 				snprintf(p->why, sizeof(p->why), "%s", why);
+			}
 			p->failed = 1;
 			return 0;
 		}
 		return 1;
 	}
 	if (!p->failed) {
+		p->failed_line = p->line;
 		if (!section_known)
 			snprintf(p->why, sizeof(p->why), "unknown section [%s]",
 				 section[0] ? section : "(none)");
@@ -207,7 +239,7 @@ static int td_cfg_finish(struct td_config *cfg, const char *name, int rc,
 	}
 	if (rc > 0) {
 		/* A handler error carries its reason; otherwise inih found bad syntax. */
-		if (p->failed)
+		if (p->failed && p->failed_line == rc)
 			snprintf(err, errlen, "%s:%d: %s", name, rc, p->why);
 		else
 			snprintf(err, errlen, "%s:%d: syntax error (expected [section] or key = value)",
@@ -224,13 +256,13 @@ static int td_cfg_finish(struct td_config *cfg, const char *name, int rc,
 
 int td_config_load_file(struct td_config *cfg, const char *path, char *err, size_t errlen)
 {
-	struct td_cfg_parse p = { .cfg = cfg };
 	FILE *f = fopen(path, "re");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	int rc = ini_parse_file(f, td_cfg_handler, &p);
+	struct td_cfg_parse p = { .cfg = cfg, .f = f };
+	int rc = ini_parse_stream(td_cfg_reader, &p, td_cfg_handler, &p);
 	fclose(f);
 	return td_cfg_finish(cfg, path, rc, &p, err, errlen);
 }
@@ -238,8 +270,8 @@ int td_config_load_file(struct td_config *cfg, const char *path, char *err, size
 int td_config_load_string(struct td_config *cfg, const char *name, const char *text, char *err,
 			  size_t errlen)
 {
-	struct td_cfg_parse p = { .cfg = cfg };
-	int rc = ini_parse_string(text, td_cfg_handler, &p);
+	struct td_cfg_parse p = { .cfg = cfg, .text = text };
+	int rc = ini_parse_stream(td_cfg_reader, &p, td_cfg_handler, &p);
 	return td_cfg_finish(cfg, name, rc, &p, err, errlen);
 }
 
