@@ -132,14 +132,12 @@ static int td_startup_config(struct td_collector *c)
 		bad = 1;
 	}
 	td_log_set_level((enum td_log_level)c->cfg.log_level);
-	if (bad && c->cfg.strict) {
-		td_err("config error with strict = yes: exiting with status 2");
+	/* The error line above is the one line the user gets; then the
+	 * program runs unprofiled, or strict = yes stops it before main. */
+	if (bad && c->cfg.strict)
 		_exit(2);
-	}
-	if (bad) {
-		td_err("config error: running unprofiled");
+	if (bad)
 		return 1;
-	}
 	if (c->cfg.disabled)
 		return 1;
 	return 0;
