@@ -174,3 +174,25 @@ Test(config, dump_round_trips_values)
 	cr_expect(strstr(buf, "regions.callsite_depth = 3\n"));
 	cr_expect(strstr(buf, "topdown.reset = outermost\n"));
 }
+
+/* The commented sample documents every key with its default: loading it
+ * must give exactly the built-in defaults. */
+Test(config, sample_ini_documents_every_key_with_its_default)
+{
+	static char want[8192], got[8192];
+	want[0] = got[0] = 0;
+	td_config_dump(&cfg, collect, want);
+	struct td_config c;
+	cr_assert_eq(td_config_init(&c), 0);
+	cr_assert_eq(td_config_load_file(&c, "../../tdprobe.ini", err, sizeof(err)), 0, "%s", err);
+	td_config_dump(&c, collect, got);
+	cr_expect_str_eq(got, want);
+	int keys = 0;
+	for (char *p = want; (p = strchr(p, '\n')); p++)
+		keys++;
+	int seen = 0;
+	for (size_t i = 0; i < sizeof(c.seen); i++)
+		seen += c.seen[i];
+	cr_expect_eq(seen, keys, "tdprobe.ini sets %d of %d keys", seen, keys);
+	td_config_exit(&c);
+}
