@@ -2,7 +2,7 @@
 # Bad input never harms the program: a config error, a bad environment value
 # or an unreadable file gives one `tdprobe:` line and the program runs on
 # unprofiled with its own exit status; strict = yes exits 2 before main.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 prog() { sh -c 'echo out; exit 3'; }
 
 printf '[counters]\nbackend = perf\n\n[regions]\ncallsite_depth = lots\n' >"$WORK/bad.ini"

@@ -2,7 +2,7 @@
 # Only interposed symbols and the tdprobe_ API leave the library: every
 # dynamic symbol it defines must be in preload/tdprobe.map's global list,
 # and it must not need libunwind or inih at load time.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 allowed=$(sed -n '/global:/,/local:/p' preload/tdprobe.map | grep -o '[A-Za-z_][A-Za-z0-9_]*;' | tr -d ';')
 bad=0
 while read -r sym; do

@@ -2,7 +2,7 @@
 # Preloads tdprobe into programs nobody here wrote (Debian's xz, sqlite3,
 # python3, bzip2, openssl): output and exit status must be byte-identical to
 # the runs without us, and each report must list every thread with cpu_ns > 0.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 
 head -c 4000000 /dev/urandom | base64 >"$WORK/input.txt"   # ~5.4 MB, compressible
 

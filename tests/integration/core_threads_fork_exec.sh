@@ -2,7 +2,7 @@
 # 500 threads ending every way (return, pthread_exit, detached, cancelled,
 # still running at exit), then fork, then exec in the child: no crash, no
 # hang, every thread accounted, one report per process image.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 PROFILE_ENV="TDPROBE_SUMMARY=no"
 same_run threads "$TARGETS/t_threads" 100 || finish
 n=$(ls "$WORK"/threads-*.json | wc -l)
