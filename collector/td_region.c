@@ -327,3 +327,30 @@ void td_region_marker_exit(struct td_collector *c, struct td_thread *t, int regi
 	}
 	td_region_exit(c, t, region_id);
 }
+
+int td_region_marker_id(struct td_collector *c, struct td_thread *t, const char *name, bool add)
+{
+	struct td_regions *r = t->regions;
+	if (!r || !name)
+		return -1;
+	unsigned slot = (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)name >> 9)) & 31u;
+	int id = r->marker_cache[slot].id;
+	int nr = atomic_load_explicit(&c->nr_regions, memory_order_acquire);
+	if (r->marker_cache[slot].name == name && id >= 0 && id < nr &&
+	    strcmp(c->region_names[id], name) == 0)
+		return id;
+	id = -1;
+	for (int i = 0; i < nr; i++) {
+		if (strcmp(c->region_names[i], name) == 0) {
+			id = i;
+			break;
+		}
+	}
+	if (id < 0 && add)
+		id = td_collector_region_id(c, name);
+	if (id >= 0) {
+		r->marker_cache[slot].name = name;
+		r->marker_cache[slot].id = id;
+	}
+	return id;
+}

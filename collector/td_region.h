@@ -15,6 +15,7 @@
 #include "td_collector.h"
 #include "td_json.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Allocates a thread's region state sized from cfg (not hot). NULL on ENOMEM. */
@@ -38,6 +39,11 @@ void td_region_exit(struct td_collector *c, struct td_thread *t, int region_id);
 int td_region_marker_enter(struct td_collector *c, struct td_thread *t, int region_id,
 			   uintptr_t ra);
 void td_region_marker_exit(struct td_collector *c, struct td_thread *t, int region_id);
+/* Region id of a marker name, through a small per-thread cache; adds the
+ * name when add is true and it is new (td_collector_region_id: may lock,
+ * so only from a begin). -1 when unknown (add false), full, or t has no
+ * region state. */
+int td_region_marker_id(struct td_collector *c, struct td_thread *t, const char *name, bool add);
 
 /* Open regions of t (depth of the region stack). */
 int td_region_depth(const struct td_thread *t);

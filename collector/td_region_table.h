@@ -71,6 +71,12 @@ struct td_regions {
 	struct td_region_entry *entries;
 	uintptr_t *chains;           /* nr_entries * cs.depth frames */
 	struct td_region_entry other_all;
+	/* Marker names seen by this thread: name pointer -> region id, checked
+	 * by content on every hit (a caller may reuse a buffer). */
+	struct {
+		const char *name;
+		int id;
+	} marker_cache[32];
 
 	/* published figures (read by the report) */
 	_Atomic uint32_t used;       /* entries handed out */
