@@ -17,7 +17,21 @@ struct td_pmu_reader {
 	 * reports it): RDPMC(idx - 1) on x86_64. */
 	uint64_t (*read_counter)(void *ctx, uint32_t idx);
 	void *ctx;
+	/* Optional guarded form, used instead of read_counter when set: 0 and
+	 * *val, or -EFAULT when the instruction must not run on this CPU now
+	 * (hybrid: TopDown counters on an E-core), or -EAGAIN when the guard
+	 * gave up (the read is retried, then reported as -EAGAIN). */
+	int (*read_checked)(void *ctx, uint32_t idx, uint64_t *val);
 };
+
+/* Seqlock retries before a read gives up with -EBUSY. A retry only
+ * happens when the kernel updated the page during the read (context
+ * switch), so a handful is plenty; the bound keeps the hot path finite. */
+#define TD_PMU_READ_RETRIES 16
+
+/* Page indexes the kernel reports for TopDown events (pmu-facts §0.2). */
+#define TD_PMU_SLOTS_INDEX 0x40000004u   /* RDPMC ecx 1<<30 | 3: fixed counter 3 */
+#define TD_PMU_METRICS_INDEX 0x20000001u /* RDPMC ecx 1<<29: all of PERF_METRICS */
 
 struct td_pmu_value {
 	uint64_t value;     /* counter value (ordinary) or raw SLOTS (TopDown) */
@@ -34,7 +48,10 @@ extern const struct td_pmu_reader td_pmu_reader_hw;
 
 /* Ordinary counter: value = offset + sign_extend(raw, pmc_width).
  * Returns 0, or -EAGAIN when the page says the counter cannot be read from
- * user space now (index 0 or !cap_user_rdpmc): fall back to read(2). */
+ * user space now (index 0 or !cap_user_rdpmc, or the guard refused the
+ * CPU): fall back to read(2); -EBUSY when the page kept changing for
+ * TD_PMU_READ_RETRIES attempts. out->index/lock/enabled/running are filled
+ * in every case. */
 int td_pmu_read_counter(const struct td_pmu_reader *r,
 			const volatile struct perf_event_mmap_page *pg, struct td_pmu_value *out);
 
