@@ -1,0 +1,428 @@
+/* td_emu: the emulated perf-metrics PMU (see td_emu.h). */
+#include "td_emu.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+/* ---- fractions spec ---------------------------------------------------- */
+
+static const char *const td_emu_keys[TD_EMU_FIELDS] = {
+	"ret", "bad", "fe", "be", "heavy", "br", "fetchlat", "mem",
+};
+
+static void td_emu_trim(char **s, char **end)
+{
+	while (*s < *end && (**s == ' ' || **s == '\t'))
+		(*s)++;
+	while (*end > *s && ((*end)[-1] == ' ' || (*end)[-1] == '\t'))
+		(*end)--;
+}
+
+/* Parses "k:v,k:v" of a fractions entry into pr. */
+static int td_emu_parse_fracs(struct td_emu_profile *pr, char *v, const char *what, char *err,
+			      size_t errlen)
+{
+	double pct[TD_EMU_FIELDS];
+	bool set[TD_EMU_FIELDS] = { false };
+	for (char *save = NULL, *kv = strtok_r(v, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(kv, ':');
+		char *k = kv, *kend = colon ? colon : kv + strlen(kv);
+		td_emu_trim(&k, &kend);
+		if (!colon) {
+			snprintf(err, errlen, "%s: '%.*s' is not key:percent", what, (int)(kend - k), k);
+			return -EINVAL;
+		}
+		int f = -1;
+		for (int i = 0; i < TD_EMU_FIELDS; i++)
+			if ((size_t)(kend - k) == strlen(td_emu_keys[i]) &&
+			    !strncmp(k, td_emu_keys[i], (size_t)(kend - k)))
+				f = i;
+		if (f < 0) {
+			snprintf(err, errlen,
+				 "%s: unknown key '%.*s' (ret bad fe be heavy br fetchlat mem)", what,
+				 (int)(kend - k), k);
+			return -EINVAL;
+		}
+		char *endp;
+		errno = 0;
+		double x = strtod(colon + 1, &endp);
+		while (*endp == ' ' || *endp == '\t')
+			endp++;
+		if (errno || endp == colon + 1 || *endp || !(x >= 0 && x <= 100)) {
+			snprintf(err, errlen, "%s: %s: '%s' is not a percentage 0..100", what,
+				 td_emu_keys[f], colon + 1);
+			return -EINVAL;
+		}
+		pct[f] = x;
+		set[f] = true;
+	}
+	double sum = 0;
+	for (int i = 0; i < 4; i++)
+		sum += set[i] ? pct[i] : 0;
+	if (fabs(sum - 100.0) > 0.001) {
+		snprintf(err, errlen, "%s: ret+bad+fe+be add up to %g, not 100", what, sum);
+		return -EINVAL;
+	}
+	for (int i = 0; i < 4; i++) {
+		double parent = set[i] ? pct[i] : 0;
+		double child = set[i + 4] ? pct[i + 4] : parent / 2;
+		if (child > parent + 1e-9) {
+			snprintf(err, errlen, "%s: %s (%g) exceeds %s (%g)", what, td_emu_keys[i + 4],
+				 child, td_emu_keys[i], parent);
+			return -EINVAL;
+		}
+		pr->frac[i] = parent / 100.0;
+		pr->frac[i + 4] = child / 100.0;
+	}
+	return 0;
+}
+
+static int td_emu_parse_sim(struct td_emu_sim *sim, char *v, char *err, size_t errlen)
+{
+	for (char *save = NULL, *kv = strtok_r(v, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char key[16];
+		unsigned long n;
+		char extra;
+		if (sscanf(kv, " %15[a-z] : %lu %c", key, &n, &extra) != 2 || n > UINT32_MAX) {
+			snprintf(err, errlen, "sim: '%s' is not key:count", kv);
+			return -EINVAL;
+		}
+		if (!strcmp(key, "bump"))
+			sim->bump = (uint32_t)n;
+		else if (!strcmp(key, "switch"))
+			sim->sw = (uint32_t)n;
+		else if (!strcmp(key, "pmi"))
+			sim->pmi = (uint32_t)n;
+		else if (!strcmp(key, "ecore"))
+			sim->ecore = (uint32_t)n;
+		else {
+			snprintf(err, errlen, "sim: unknown key '%s' (bump switch pmi ecore)", key);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int td_emu_parse_entry(struct td_emu_spec *spec, char *ent, char *err, size_t errlen)
+{
+	char *eq = strchr(ent, '=');
+	char *k = ent, *kend = eq ? eq : ent + strlen(ent);
+	td_emu_trim(&k, &kend);
+	if (k == kend)
+		return 0; /* empty entry, e.g. a trailing ';' */
+	if (!eq) {
+		snprintf(err, errlen, "'%.*s': expected <profile>=<fractions>", (int)(kend - k), k);
+		return -EINVAL;
+	}
+	*kend = '\0';
+	if (!strcmp(k, "sim"))
+		return td_emu_parse_sim(&spec->sim, eq + 1, err, errlen);
+	struct td_emu_profile pr = { 0 };
+	if (!strcmp(k, "default")) {
+		pr.kind = TD_EMU_DEFAULT;
+	} else if (!strncmp(k, "thread:", 7) || !strncmp(k, "region:", 7)) {
+		pr.kind = k[0] == 't' ? TD_EMU_THREAD : TD_EMU_REGION;
+		const char *name = k + 7;
+		if (!*name || strlen(name) >= sizeof(pr.name) ||
+		    (pr.kind == TD_EMU_THREAD && strlen(name) > 15)) {
+			snprintf(err, errlen, "'%s': empty or too long name", k);
+			return -EINVAL;
+		}
+		strcpy(pr.name, name);
+	} else {
+		snprintf(err, errlen, "'%s': expected default, thread:<comm>, region:<name> or sim",
+			 k);
+		return -EINVAL;
+	}
+	int rc = td_emu_parse_fracs(&pr, eq + 1, k, err, errlen);
+	if (rc)
+		return rc;
+	int at = pr.kind == TD_EMU_DEFAULT ? spec->def : td_emu_spec_find(spec, pr.kind, pr.name);
+	if (at < 0) {
+		if (spec->nr >= TD_EMU_MAX_PROFILES) {
+			snprintf(err, errlen, "more than %d profiles", TD_EMU_MAX_PROFILES);
+			return -EINVAL;
+		}
+		at = spec->nr++;
+	}
+	spec->prof[at] = pr; /* a later entry for the same name wins */
+	if (pr.kind == TD_EMU_THREAD)
+		spec->has_thread = true;
+	return 0;
+}
+
+int td_emu_spec_parse(struct td_emu_spec *spec, const char *text, char *err, size_t errlen)
+{
+	*spec = (struct td_emu_spec){ 0 };
+	char def[] = "ret:40,bad:10,fe:20,be:30";
+	spec->nr = 1;
+	spec->def = 0;
+	td_emu_parse_fracs(&spec->prof[0], def, "default", err, errlen);
+	if (!text || !*text)
+		return 0;
+	char *copy = strdup(text);
+	if (!copy) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	int rc = 0;
+	for (char *save = NULL, *ent = strtok_r(copy, ";", &save); ent && !rc;
+	     ent = strtok_r(NULL, ";", &save))
+		rc = td_emu_parse_entry(spec, ent, err, errlen);
+	free(copy);
+	return rc;
+}
+
+int td_emu_spec_find(const struct td_emu_spec *spec, enum td_emu_kind kind, const char *name)
+{
+	if (!name)
+		return -1;
+	for (int i = 0; i < spec->nr; i++)
+		if (spec->prof[i].kind == kind && !strcmp(spec->prof[i].name, name))
+			return i;
+	return -1;
+}
+
+/* ---- the emulated PMU -------------------------------------------------- */
+
+static uint64_t td_emu_thread_cpu_ns(void *arg)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static bool td_emu_counting(const struct td_emu *e) { return e->scheduled && !e->ecore; }
+
+/* perf_event_update_userpage: both pages, each bracketed by lock bumps. */
+static void td_emu_page_update(struct td_emu *e)
+{
+	struct perf_event_mmap_page *pg[2] = { &e->leader_pg, &e->metric_pg };
+	for (int i = 0; i < 2; i++) {
+		pg[i]->lock++;
+		__asm__ __volatile__("" ::: "memory");
+		pg[i]->index = td_emu_counting(e) ? (i ? TD_PMU_METRICS_INDEX : TD_PMU_SLOTS_INDEX) : 0;
+		/* TopDown never sets prev_count, so offset is the whole count. */
+		pg[i]->offset = i ? 0 : (int64_t)e->count;
+		pg[i]->time_enabled = e->enabled_ns;
+		pg[i]->time_running = e->running_ns;
+		__asm__ __volatile__("" ::: "memory");
+		pg[i]->lock++;
+	}
+	e->bumps++;
+}
+
+/* The kernel folds the raw delta into event->count at every update. */
+static void td_emu_update_count(struct td_emu *e)
+{
+	if (e->hw_slots >= e->seen_slots)
+		e->count += e->hw_slots - e->seen_slots;
+	e->seen_slots = e->hw_slots;
+}
+
+static void td_emu_zero_hw(struct td_emu *e)
+{
+	e->hw_slots = 0;
+	e->hw_metrics = 0;
+	memset(e->hw_cat, 0, sizeof(e->hw_cat));
+	e->seen_slots = 0;
+}
+
+static const double *td_emu_fracs(struct td_emu *e)
+{
+	if (e->spec->has_thread) {
+		char comm[16] = "";
+		prctl(PR_GET_NAME, comm, 0, 0, 0);
+		if (strcmp(comm, e->comm)) {
+			memcpy(e->comm, comm, sizeof(comm));
+			e->thread_prof = td_emu_spec_find(e->spec, TD_EMU_THREAD, comm);
+		}
+	}
+	int p = e->region_prof >= 0 ? e->region_prof
+		: e->thread_prof >= 0 ? e->thread_prof : e->spec->def;
+	return e->spec->prof[p].frac;
+}
+
+void td_emu_advance(struct td_emu *e)
+{
+	uint64_t now = e->clock(e->clock_arg);
+	uint64_t dns = now > e->last_ns ? now - e->last_ns : 0;
+	const double *f = td_emu_fracs(e);
+	e->last_ns = now;
+	e->enabled_ns += dns;
+	if (!td_emu_counting(e) || !dns)
+		return;
+	e->running_ns += dns;
+	uint64_t ds = dns * e->width;
+	e->hw_slots += ds;
+	e->truth_slots += ds;
+	for (int i = 0; i < TD_EMU_FIELDS; i++) {
+		e->hw_cat[i] += (double)ds * f[i];
+		e->truth[i] += (double)ds * f[i];
+	}
+	uint64_t m = 0;
+	for (int i = 0; i < TD_EMU_FIELDS; i++) {
+		double b = e->hw_slots ? nearbyint(255.0 * e->hw_cat[i] / (double)e->hw_slots) : 0;
+		m |= (uint64_t)(b > 255 ? 255 : b) << (8 * i);
+	}
+	e->hw_metrics = m;
+}
+
+void td_emu_init(struct td_emu *e, const struct td_emu_spec *spec, uint64_t width,
+		 uint64_t (*clock)(void *arg), void *clock_arg)
+{
+	memset(e, 0, sizeof(*e));
+	e->spec = spec;
+	e->width = width ? width : 1;
+	e->clock = clock ? clock : td_emu_thread_cpu_ns;
+	e->clock_arg = clock_arg;
+	e->thread_prof = e->region_prof = -1;
+	e->comm[0] = '\x01'; /* forces the first name lookup */
+	for (int i = 0; i < 2; i++) {
+		struct perf_event_mmap_page *pg = i ? &e->metric_pg : &e->leader_pg;
+		pg->version = 0;
+		pg->compat_version = 0;
+		pg->cap_user_rdpmc = 1;
+		pg->cap_user_time = 0;
+		pg->pmc_width = TD_EMU_PMC_WIDTH;
+	}
+	e->last_ns = e->clock(e->clock_arg);
+	/* IOC_ENABLE: first start zeroes the TopDown MSRs (pmu-facts §1.4). */
+	e->scheduled = true;
+	td_emu_zero_hw(e);
+	td_emu_page_update(e);
+}
+
+void td_emu_reset(struct td_emu *e)
+{
+	td_emu_advance(e);
+	td_emu_zero_hw(e);
+	e->count = 0;
+	e->resets++;
+	td_emu_page_update(e);
+}
+
+void td_emu_sched_out(struct td_emu *e)
+{
+	td_emu_advance(e);
+	if (!e->scheduled)
+		return;
+	td_emu_update_count(e);
+	e->scheduled = false; /* raw values stay saved in hw_* */
+	td_emu_page_update(e);
+}
+
+void td_emu_sched_in(struct td_emu *e)
+{
+	td_emu_advance(e);
+	if (e->scheduled)
+		return;
+	e->scheduled = true; /* restore: the saved raw values, not zero */
+	td_emu_page_update(e);
+}
+
+void td_emu_context_switch(struct td_emu *e)
+{
+	td_emu_sched_out(e);
+	td_emu_sched_in(e);
+	e->switches++;
+}
+
+void td_emu_pmi(struct td_emu *e)
+{
+	td_emu_advance(e);
+	td_emu_update_count(e);
+	td_emu_zero_hw(e); /* no page update: lock does not move */
+	e->pmis++;
+}
+
+void td_emu_migrate(struct td_emu *e, bool to_ecore)
+{
+	td_emu_advance(e);
+	if (e->ecore == to_ecore)
+		return;
+	/* The cpu_core group is filtered out on an E-core: scheduled out,
+	 * index 0, saved values restored when it comes back. */
+	if (to_ecore)
+		td_emu_update_count(e);
+	e->ecore = to_ecore;
+	e->migrations++;
+	td_emu_page_update(e);
+}
+
+void td_emu_region(struct td_emu *e, const char *region_name)
+{
+	td_emu_advance(e); /* slots so far belong to the previous profile */
+	e->region_prof = td_emu_spec_find(e->spec, TD_EMU_REGION, region_name);
+}
+
+/* Injected events that land on this read (sim counters). */
+static void td_emu_inject(struct td_emu *e)
+{
+	const struct td_emu_sim *s = &e->spec->sim;
+	e->reads++;
+	if (s->pmi && e->reads % s->pmi == 0)
+		td_emu_pmi(e);
+	if (s->bump && e->reads % s->bump == 0) {
+		td_emu_advance(e);
+		td_emu_page_update(e);
+	}
+	if (s->sw && e->reads % s->sw == 0)
+		td_emu_context_switch(e);
+	if (s->ecore && e->reads % s->ecore == 0)
+		td_emu_migrate(e, true);
+}
+
+void td_emu_tick(struct td_emu *e)
+{
+	if (e->ecore && e->spec->sim.ecore)
+		td_emu_migrate(e, false); /* an injected E-core stay lasts one snapshot */
+	td_emu_advance(e);
+}
+
+static uint64_t td_emu_exec(struct td_emu *e, uint32_t idx)
+{
+	td_emu_advance(e);
+	if (idx == TD_PMU_SLOTS_INDEX)
+		return e->hw_slots & ((UINT64_C(1) << TD_EMU_PMC_WIDTH) - 1);
+	if (idx == TD_PMU_METRICS_INDEX)
+		return e->hw_metrics;
+	return 0; /* no other counter exists here */
+}
+
+uint64_t td_emu_read_counter(void *ctx, uint32_t idx)
+{
+	struct td_emu *e = ctx;
+	td_emu_inject(e);
+	if (e->ecore && (idx == TD_PMU_SLOTS_INDEX || idx == TD_PMU_METRICS_INDEX)) {
+		e->faults++; /* #GP -> SIGSEGV on real hardware */
+		return UINT64_C(0xdeadbeefdeadbeef);
+	}
+	return td_emu_exec(e, idx);
+}
+
+int td_emu_read_checked(void *ctx, uint32_t idx, uint64_t *val)
+{
+	struct td_emu *e = ctx;
+	td_emu_inject(e);
+	if (e->ecore) {
+		e->refusals++;
+		return -EFAULT;
+	}
+	*val = td_emu_exec(e, idx);
+	return 0;
+}
+
+struct td_pmu_reader td_emu_reader(struct td_emu *e)
+{
+	return (struct td_pmu_reader){
+		.read_counter = td_emu_read_counter,
+		.read_checked = td_emu_read_checked,
+		.ctx = e,
+	};
+}
