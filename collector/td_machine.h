@@ -15,6 +15,7 @@ struct td_pmu_info {
 	int nr_topdown;      /* topdown-* metric events in sysfs: 0, 4 (L1) or 8 (L2) */
 	int caps_slots;      /* arm64 caps/slots, 0 if absent */
 	char cpus[64];       /* "cpus" or "cpumask" list, empty if absent */
+	int rdpmc;           /* x86 "rdpmc" knob 0/1/2; -1 unreadable (mode 0600) or absent */
 };
 
 struct td_machine {
@@ -31,7 +32,9 @@ struct td_machine {
 	int perf_user_access;   /* arm64 sysctl, -1 if absent */
 	int nr_pmus;
 	struct td_pmu_info pmus[TD_MAX_PMUS]; /* core PMUs only */
-	int core_pmu;           /* index into pmus of the TopDown-capable PMU, -1 none */
+	int core_pmu;           /* index into pmus of the TopDown-capable PMU, -1 none: the
+				 * perf-metrics PMU if any (then topdown_level > 0), else
+				 * the big-core PMU for generic-event formulas */
 	bool hybrid;            /* cpu_core and cpu_atom both present */
 	int topdown_level;      /* perf-metrics level the sysfs events allow: 0, 1, 2 */
 	char no_pmu_reason[160]; /* set when there is no core PMU: why, one line */
