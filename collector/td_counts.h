@@ -55,6 +55,8 @@ struct td_counts {
 	uint64_t slots;
 	uint64_t node[TD_NODE_COUNT];   /* slots per TopDown node */
 	uint64_t events[TD_MAX_EVENTS];
+	uint64_t smt_slots;        /* AMD Zen 4: slots lost to SMT contention (not in node[];
+				    * part of slots), filled by td_formulas_apply */
 	uint64_t err_slots;        /* bound on |error| of each L1 node count, in slots */
 	uint64_t time_enabled;     /* sum over deltas */
 	uint64_t time_running;
