@@ -1,0 +1,820 @@
+/* td_jsonr: strict recursive-descent JSON parser into an arena-held tree.
+ * Recursion depth is bounded by limits.max_depth, checked before descending. */
+#include "td_jsonr.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const struct td_jsonr_limits td_jsonr_default_limits = {
+	.max_bytes = 256u << 20,
+	.max_depth = 64,
+	.max_string = 1u << 20,
+	.max_values = 16u << 20,
+};
+
+/* Arena: chunks chained for freeing; allocations never move. */
+struct td_arena_chunk {
+	struct td_arena_chunk *next;
+	size_t used, size;
+	_Alignas(16) unsigned char data[];
+};
+
+struct td_jsonr_doc {
+	struct td_arena_chunk *chunks;
+	struct td_jsonr_value root;
+};
+
+struct td_jsonr_parser {
+	const char *p, *end, *line_start;
+	unsigned line;
+	unsigned depth;
+	size_t values;
+	const struct td_jsonr_limits *lim;
+	struct td_jsonr_doc *doc;
+	char *err;
+	size_t errlen;
+	bool failed;
+	char *sbuf;         /* scratch for decoding strings */
+	size_t sbuf_size;
+};
+
+static void *td_arena_alloc(struct td_jsonr_doc *doc, size_t n)
+{
+	struct td_arena_chunk *c = doc->chunks;
+
+	n = (n + 15) & ~(size_t)15;
+	if (!c || c->size - c->used < n) {
+		size_t size = n > 65536 ? n : 65536;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->size = size;
+		c->used = 0;
+		c->next = doc->chunks;
+		doc->chunks = c;
+	}
+	void *r = c->data + c->used;
+	c->used += n;
+	return r;
+}
+
+static void td_jsonr_fail(struct td_jsonr_parser *ps, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void td_jsonr_fail(struct td_jsonr_parser *ps, const char *fmt, ...)
+{
+	if (ps->failed)
+		return;
+	ps->failed = true;
+	if (!ps->err || !ps->errlen)
+		return;
+	int n = snprintf(ps->err, ps->errlen, "line %u, column %zu: ", ps->line,
+			 (size_t)(ps->p - ps->line_start) + 1);
+	if (n < 0 || (size_t)n >= ps->errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ps->err + n, ps->errlen - n, fmt, ap);
+	va_end(ap);
+}
+
+static void td_jsonr_oom(struct td_jsonr_parser *ps)
+{
+	td_jsonr_fail(ps, "out of memory");
+}
+
+static void td_jsonr_skip_ws(struct td_jsonr_parser *ps)
+{
+	while (ps->p < ps->end) {
+		char ch = *ps->p;
+
+		if (ch == '\n') {
+			ps->line++;
+			ps->line_start = ps->p + 1;
+		} else if (ch != ' ' && ch != '\t' && ch != '\r') {
+			return;
+		}
+		ps->p++;
+	}
+}
+
+/* Describes the character at p for messages. */
+static const char *td_jsonr_what(const struct td_jsonr_parser *ps, char *buf, size_t n)
+{
+	if (ps->p >= ps->end)
+		return "end of input";
+	unsigned char ch = (unsigned char)*ps->p;
+	if (ch >= 0x20 && ch < 0x7f)
+		snprintf(buf, n, "'%c'", ch);
+	else
+		snprintf(buf, n, "byte 0x%02x", ch);
+	return buf;
+}
+
+static bool td_jsonr_parse_value(struct td_jsonr_parser *ps, struct td_jsonr_value *out);
+
+static bool td_jsonr_literal(struct td_jsonr_parser *ps, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, word, n) != 0)
+		return false;
+	ps->p += n;
+	return true;
+}
+
+static int td_jsonr_hex4(const char *p)
+{
+	int v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		char ch = p[i];
+		v <<= 4;
+		if (ch >= '0' && ch <= '9')
+			v |= ch - '0';
+		else if (ch >= 'a' && ch <= 'f')
+			v |= ch - 'a' + 10;
+		else if (ch >= 'A' && ch <= 'F')
+			v |= ch - 'A' + 10;
+		else
+			return -1;
+	}
+	return v;
+}
+
+/* Length of a valid UTF-8 sequence at p (1-4), or 0 if invalid. */
+static int td_jsonr_utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	unsigned char c = p[0];
+	int n;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (end - p < n)
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+static bool td_jsonr_sbuf_put(struct td_jsonr_parser *ps, size_t *len, const char *src, size_t n)
+{
+	if (*len + n > ps->lim->max_string) {
+		td_jsonr_fail(ps, "string longer than the limit of %zu bytes", ps->lim->max_string);
+		return false;
+	}
+	if (*len + n + 1 > ps->sbuf_size) {
+		size_t size = ps->sbuf_size ? ps->sbuf_size : 256;
+
+		while (size < *len + n + 1)
+			size *= 2;
+		char *nb = realloc(ps->sbuf, size);
+		if (!nb) {
+			td_jsonr_oom(ps);
+			return false;
+		}
+		ps->sbuf = nb;
+		ps->sbuf_size = size;
+	}
+	memcpy(ps->sbuf + *len, src, n);
+	*len += n;
+	return true;
+}
+
+static size_t td_jsonr_encode_utf8(uint32_t cp, char *o)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | (cp >> 18));
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* Parses a string at ps->p (on the opening quote) into the arena. */
+static bool td_jsonr_parse_string(struct td_jsonr_parser *ps, const char **out, size_t *out_len)
+{
+	size_t len = 0;
+
+	ps->p++; /* opening quote */
+	for (;;) {
+		const char *run = ps->p;
+
+		while (ps->p < ps->end && *ps->p != '"' && *ps->p != '\\' &&
+		       (unsigned char)*ps->p >= 0x20 && (unsigned char)*ps->p < 0x80)
+			ps->p++;
+		if (ps->p > run && !td_jsonr_sbuf_put(ps, &len, run, ps->p - run))
+			return false;
+		if (ps->p >= ps->end) {
+			td_jsonr_fail(ps, "unterminated string");
+			return false;
+		}
+		unsigned char ch = (unsigned char)*ps->p;
+		if (ch == '"') {
+			ps->p++;
+			break;
+		}
+		if (ch < 0x20) {
+			td_jsonr_fail(ps, "control character 0x%02x in a string (must be escaped)", ch);
+			return false;
+		}
+		if (ch >= 0x80) {
+			int n = td_jsonr_utf8_len((const unsigned char *)ps->p,
+						  (const unsigned char *)ps->end);
+			if (!n) {
+				td_jsonr_fail(ps, "invalid UTF-8 in a string");
+				return false;
+			}
+			if (!td_jsonr_sbuf_put(ps, &len, ps->p, n))
+				return false;
+			ps->p += n;
+			continue;
+		}
+		/* backslash */
+		if (ps->end - ps->p < 2) {
+			td_jsonr_fail(ps, "unterminated string");
+			return false;
+		}
+		char e = ps->p[1], c;
+		switch (e) {
+		case '"': c = '"'; break;
+		case '\\': c = '\\'; break;
+		case '/': c = '/'; break;
+		case 'b': c = '\b'; break;
+		case 'f': c = '\f'; break;
+		case 'n': c = '\n'; break;
+		case 'r': c = '\r'; break;
+		case 't': c = '\t'; break;
+		case 'u': {
+			int hi = ps->end - ps->p >= 6 ? td_jsonr_hex4(ps->p + 2) : -1;
+			uint32_t cp;
+			char enc[4];
+
+			if (hi < 0) {
+				td_jsonr_fail(ps, "bad \\u escape (four hex digits expected)");
+				return false;
+			}
+			if (hi >= 0xdc00 && hi <= 0xdfff) {
+				td_jsonr_fail(ps, "lone low surrogate \\u%04x", hi);
+				return false;
+			}
+			if (hi >= 0xd800 && hi <= 0xdbff) {
+				int lo = ps->end - ps->p >= 12 && ps->p[6] == '\\' && ps->p[7] == 'u'
+						 ? td_jsonr_hex4(ps->p + 8)
+						 : -1;
+				if (lo < 0xdc00 || lo > 0xdfff) {
+					td_jsonr_fail(ps, "high surrogate \\u%04x not followed by a low one", hi);
+					return false;
+				}
+				cp = 0x10000 + (((uint32_t)hi - 0xd800) << 10) + ((uint32_t)lo - 0xdc00);
+				ps->p += 12;
+			} else {
+				cp = (uint32_t)hi;
+				ps->p += 6;
+			}
+			if (!td_jsonr_sbuf_put(ps, &len, enc, td_jsonr_encode_utf8(cp, enc)))
+				return false;
+			continue;
+		}
+		default:
+			ps->p++;
+			td_jsonr_fail(ps, "invalid escape '\\%c'", e >= 0x20 && e < 0x7f ? e : '?');
+			return false;
+		}
+		if (!td_jsonr_sbuf_put(ps, &len, &c, 1))
+			return false;
+		ps->p += 2;
+	}
+	char *s = td_arena_alloc(ps->doc, len + 1);
+	if (!s) {
+		td_jsonr_oom(ps);
+		return false;
+	}
+	if (len)
+		memcpy(s, ps->sbuf, len);
+	s[len] = 0;
+	*out = s;
+	*out_len = len;
+	return true;
+}
+
+static bool td_jsonr_parse_number(struct td_jsonr_parser *ps, struct td_jsonr_value *out)
+{
+	const char *s = ps->p, *q = ps->p;
+	bool neg = false, integer = true;
+
+	if (q < ps->end && *q == '-') {
+		neg = true;
+		q++;
+	}
+	if (q >= ps->end || *q < '0' || *q > '9') {
+		ps->p = q;
+		td_jsonr_fail(ps, "digit expected in a number");
+		return false;
+	}
+	if (*q == '0' && q + 1 < ps->end && q[1] >= '0' && q[1] <= '9') {
+		ps->p = q;
+		td_jsonr_fail(ps, "leading zero in a number");
+		return false;
+	}
+	uint64_t mag = 0;
+	bool overflow = false;
+	while (q < ps->end && *q >= '0' && *q <= '9') {
+		unsigned dgt = (unsigned)(*q - '0');
+		if (mag > (UINT64_MAX - dgt) / 10)
+			overflow = true;
+		else
+			mag = mag * 10 + dgt;
+		q++;
+	}
+	if (q < ps->end && *q == '.') {
+		integer = false;
+		q++;
+		if (q >= ps->end || *q < '0' || *q > '9') {
+			ps->p = q;
+			td_jsonr_fail(ps, "digit expected after the decimal point");
+			return false;
+		}
+		while (q < ps->end && *q >= '0' && *q <= '9')
+			q++;
+	}
+	if (q < ps->end && (*q == 'e' || *q == 'E')) {
+		integer = false;
+		q++;
+		if (q < ps->end && (*q == '+' || *q == '-'))
+			q++;
+		if (q >= ps->end || *q < '0' || *q > '9') {
+			ps->p = q;
+			td_jsonr_fail(ps, "digit expected in the exponent");
+			return false;
+		}
+		while (q < ps->end && *q >= '0' && *q <= '9')
+			q++;
+	}
+	/* strtod needs a terminated copy: the input need not be terminated. */
+	char buf[64];
+	size_t n = (size_t)(q - s);
+	double d;
+	if (n < sizeof(buf)) {
+		memcpy(buf, s, n);
+		buf[n] = 0;
+		d = strtod(buf, NULL);
+	} else {
+		char *big = malloc(n + 1);
+		if (!big) {
+			td_jsonr_oom(ps);
+			return false;
+		}
+		memcpy(big, s, n);
+		big[n] = 0;
+		d = strtod(big, NULL);
+		free(big);
+	}
+	if (!isfinite(d)) {
+		td_jsonr_fail(ps, "number out of range");
+		return false;
+	}
+	out->type = TD_JSONR_NUMBER;
+	out->num.d = d;
+	if (integer && !overflow) {
+		if (!neg) {
+			out->num.is_uint = true;
+			out->num.u = mag;
+			out->num.is_int = mag <= (uint64_t)INT64_MAX;
+			out->num.i = (int64_t)mag;
+		} else if (mag <= (uint64_t)INT64_MAX + 1) {
+			out->num.is_int = true;
+			out->num.i = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag;
+			out->num.is_uint = mag == 0;
+			out->num.u = 0;
+		}
+	}
+	ps->p = q;
+	return true;
+}
+
+static bool td_jsonr_descend(struct td_jsonr_parser *ps)
+{
+	if (ps->depth >= ps->lim->max_depth) {
+		td_jsonr_fail(ps, "nesting deeper than the limit of %u", ps->lim->max_depth);
+		return false;
+	}
+	ps->depth++;
+	return true;
+}
+
+static bool td_jsonr_parse_array(struct td_jsonr_parser *ps, struct td_jsonr_value *out)
+{
+	struct td_jsonr_value *tmp = NULL;
+	size_t n = 0, cap = 0;
+	char what[16];
+
+	if (!td_jsonr_descend(ps))
+		return false;
+	ps->p++; /* [ */
+	td_jsonr_skip_ws(ps);
+	if (ps->p < ps->end && *ps->p == ']') {
+		ps->p++;
+		goto done;
+	}
+	for (;;) {
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			struct td_jsonr_value *nt = realloc(tmp, ncap * sizeof(*tmp));
+			if (!nt) {
+				td_jsonr_oom(ps);
+				goto fail;
+			}
+			tmp = nt;
+			cap = ncap;
+		}
+		if (!td_jsonr_parse_value(ps, &tmp[n]))
+			goto fail;
+		n++;
+		td_jsonr_skip_ws(ps);
+		if (ps->p < ps->end && *ps->p == ',') {
+			ps->p++;
+			td_jsonr_skip_ws(ps);
+			if (ps->p < ps->end && *ps->p == ']') {
+				td_jsonr_fail(ps, "trailing comma in an array");
+				goto fail;
+			}
+			continue;
+		}
+		if (ps->p < ps->end && *ps->p == ']') {
+			ps->p++;
+			break;
+		}
+		td_jsonr_fail(ps, "',' or ']' expected in an array, found %s",
+			      td_jsonr_what(ps, what, sizeof(what)));
+		goto fail;
+	}
+done:
+	out->type = TD_JSONR_ARRAY;
+	out->arr.n = n;
+	out->arr.items = NULL;
+	if (n) {
+		out->arr.items = td_arena_alloc(ps->doc, n * sizeof(*tmp));
+		if (!out->arr.items) {
+			td_jsonr_oom(ps);
+			goto fail;
+		}
+		memcpy(out->arr.items, tmp, n * sizeof(*tmp));
+	}
+	free(tmp);
+	ps->depth--;
+	return true;
+fail:
+	free(tmp);
+	return false;
+}
+
+static bool td_jsonr_parse_object(struct td_jsonr_parser *ps, struct td_jsonr_value *out)
+{
+	struct td_jsonr_member *tmp = NULL;
+	size_t n = 0, cap = 0;
+	char what[16];
+
+	if (!td_jsonr_descend(ps))
+		return false;
+	ps->p++; /* { */
+	td_jsonr_skip_ws(ps);
+	if (ps->p < ps->end && *ps->p == '}') {
+		ps->p++;
+		goto done;
+	}
+	for (;;) {
+		if (ps->p >= ps->end || *ps->p != '"') {
+			td_jsonr_fail(ps, "member name (a string) expected in an object, found %s",
+				      td_jsonr_what(ps, what, sizeof(what)));
+			goto fail;
+		}
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			struct td_jsonr_member *nt = realloc(tmp, ncap * sizeof(*tmp));
+			if (!nt) {
+				td_jsonr_oom(ps);
+				goto fail;
+			}
+			tmp = nt;
+			cap = ncap;
+		}
+		const char *key_pos = ps->p;
+		if (!td_jsonr_parse_string(ps, &tmp[n].key, &tmp[n].key_len))
+			goto fail;
+		/* Duplicate keys make "which one counts" ambiguous: reject. Objects
+		 * in reports are small, so a linear scan is fine, but bound it
+		 * against hostile input with many members. */
+		for (size_t i = 0; i < n; i++) {
+			if (tmp[i].key_len == tmp[n].key_len &&
+			    memcmp(tmp[i].key, tmp[n].key, tmp[n].key_len) == 0) {
+				ps->p = key_pos;
+				td_jsonr_fail(ps, "duplicate member \"%s\"", tmp[n].key);
+				goto fail;
+			}
+		}
+		td_jsonr_skip_ws(ps);
+		if (ps->p >= ps->end || *ps->p != ':') {
+			td_jsonr_fail(ps, "':' expected after member name \"%s\", found %s", tmp[n].key,
+				      td_jsonr_what(ps, what, sizeof(what)));
+			goto fail;
+		}
+		ps->p++;
+		if (!td_jsonr_parse_value(ps, &tmp[n].value))
+			goto fail;
+		n++;
+		td_jsonr_skip_ws(ps);
+		if (ps->p < ps->end && *ps->p == ',') {
+			ps->p++;
+			td_jsonr_skip_ws(ps);
+			if (ps->p < ps->end && *ps->p == '}') {
+				td_jsonr_fail(ps, "trailing comma in an object");
+				goto fail;
+			}
+			continue;
+		}
+		if (ps->p < ps->end && *ps->p == '}') {
+			ps->p++;
+			break;
+		}
+		td_jsonr_fail(ps, "',' or '}' expected in an object, found %s",
+			      td_jsonr_what(ps, what, sizeof(what)));
+		goto fail;
+	}
+done:
+	out->type = TD_JSONR_OBJECT;
+	out->obj.n = n;
+	out->obj.members = NULL;
+	if (n) {
+		out->obj.members = td_arena_alloc(ps->doc, n * sizeof(*tmp));
+		if (!out->obj.members) {
+			td_jsonr_oom(ps);
+			goto fail;
+		}
+		memcpy(out->obj.members, tmp, n * sizeof(*tmp));
+	}
+	free(tmp);
+	ps->depth--;
+	return true;
+fail:
+	free(tmp);
+	return false;
+}
+
+static bool td_jsonr_parse_value(struct td_jsonr_parser *ps, struct td_jsonr_value *out)
+{
+	char what[16];
+
+	memset(out, 0, sizeof(*out));
+	td_jsonr_skip_ws(ps);
+	out->line = ps->line;
+	if (++ps->values > ps->lim->max_values) {
+		td_jsonr_fail(ps, "more values than the limit of %zu", ps->lim->max_values);
+		return false;
+	}
+	if (ps->p >= ps->end) {
+		td_jsonr_fail(ps, "value expected, found end of input");
+		return false;
+	}
+	switch (*ps->p) {
+	case '{':
+		return td_jsonr_parse_object(ps, out);
+	case '[':
+		return td_jsonr_parse_array(ps, out);
+	case '"':
+		out->type = TD_JSONR_STRING;
+		return td_jsonr_parse_string(ps, &out->str.s, &out->str.len);
+	case 't':
+		if (td_jsonr_literal(ps, "true")) {
+			out->type = TD_JSONR_BOOL;
+			out->b = true;
+			return true;
+		}
+		break;
+	case 'f':
+		if (td_jsonr_literal(ps, "false")) {
+			out->type = TD_JSONR_BOOL;
+			out->b = false;
+			return true;
+		}
+		break;
+	case 'n':
+		if (td_jsonr_literal(ps, "null")) {
+			out->type = TD_JSONR_NULL;
+			return true;
+		}
+		break;
+	default:
+		if (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9'))
+			return td_jsonr_parse_number(ps, out);
+		break;
+	}
+	td_jsonr_fail(ps, "value expected, found %s", td_jsonr_what(ps, what, sizeof(what)));
+	return false;
+}
+
+struct td_jsonr_doc *td_jsonr_parse(const char *text, size_t len,
+				    const struct td_jsonr_limits *lim, char *err, size_t errlen)
+{
+	struct td_jsonr_parser ps = {
+		.p = text, .end = text + len, .line_start = text, .line = 1,
+		.lim = lim ? lim : &td_jsonr_default_limits, .err = err, .errlen = errlen,
+	};
+	char what[16];
+
+	if (err && errlen)
+		err[0] = 0;
+	if (len > ps.lim->max_bytes) {
+		if (err && errlen)
+			snprintf(err, errlen, "input of %zu bytes is larger than the limit of %zu",
+				 len, ps.lim->max_bytes);
+		return NULL;
+	}
+	ps.doc = calloc(1, sizeof(*ps.doc));
+	if (!ps.doc) {
+		if (err && errlen)
+			snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		td_jsonr_fail(&ps, "byte order mark at the start (not allowed in JSON)");
+		goto fail;
+	}
+	if (!td_jsonr_parse_value(&ps, &ps.doc->root))
+		goto fail;
+	td_jsonr_skip_ws(&ps);
+	if (ps.p < ps.end) {
+		td_jsonr_fail(&ps, "unexpected %s after the JSON value",
+			      td_jsonr_what(&ps, what, sizeof(what)));
+		goto fail;
+	}
+	free(ps.sbuf);
+	return ps.doc;
+fail:
+	free(ps.sbuf);
+	td_jsonr_delete(ps.doc);
+	return NULL;
+}
+
+struct td_jsonr_doc *td_jsonr_load(const char *path, const struct td_jsonr_limits *lim,
+				   char *err, size_t errlen)
+{
+	const struct td_jsonr_limits *l = lim ? lim : &td_jsonr_default_limits;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	char perr[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		if (len == cap) {
+			if (cap > l->max_bytes) {
+				snprintf(err, errlen, "%s: larger than the limit of %zu bytes", path,
+					 l->max_bytes);
+				goto fail;
+			}
+			size_t ncap = cap ? cap * 2 : 65536;
+			char *nb = realloc(buf, ncap);
+			if (!nb) {
+				snprintf(err, errlen, "%s: out of memory", path);
+				goto fail;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		ssize_t r = read(fd, buf + len, cap - len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	fd = -1;
+	if (len == 0) {
+		snprintf(err, errlen, "%s: empty file (no JSON value)", path);
+		free(buf);
+		return NULL;
+	}
+	struct td_jsonr_doc *doc = td_jsonr_parse(buf, len, l, perr, sizeof(perr));
+	if (!doc)
+		snprintf(err, errlen, "%s: %s", path, perr);
+	free(buf);
+	return doc;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+void td_jsonr_delete(struct td_jsonr_doc *doc)
+{
+	if (!doc)
+		return;
+	struct td_arena_chunk *c = doc->chunks;
+	while (c) {
+		struct td_arena_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	free(doc);
+}
+
+const struct td_jsonr_value *td_jsonr_root(const struct td_jsonr_doc *doc)
+{
+	return doc ? &doc->root : NULL;
+}
+
+const struct td_jsonr_value *td_jsonr_get(const struct td_jsonr_value *v, const char *key)
+{
+	if (!v || v->type != TD_JSONR_OBJECT)
+		return NULL;
+	for (size_t i = 0; i < v->obj.n; i++)
+		if (strcmp(v->obj.members[i].key, key) == 0)
+			return &v->obj.members[i].value;
+	return NULL;
+}
+
+int td_jsonr_u64(const struct td_jsonr_value *v, uint64_t *out)
+{
+	if (!v || v->type != TD_JSONR_NUMBER || !v->num.is_uint)
+		return -EINVAL;
+	*out = v->num.u;
+	return 0;
+}
+
+int td_jsonr_i64(const struct td_jsonr_value *v, int64_t *out)
+{
+	if (!v || v->type != TD_JSONR_NUMBER || !v->num.is_int)
+		return -EINVAL;
+	*out = v->num.i;
+	return 0;
+}
+
+int td_jsonr_num(const struct td_jsonr_value *v, double *out)
+{
+	if (!v || v->type != TD_JSONR_NUMBER)
+		return -EINVAL;
+	*out = v->num.d;
+	return 0;
+}
+
+const char *td_jsonr_str(const struct td_jsonr_value *v)
+{
+	return v && v->type == TD_JSONR_STRING ? v->str.s : NULL;
+}
+
+const char *td_jsonr_type_name(enum td_jsonr_type t)
+{
+	static const char *const names[] = { "null", "boolean", "number", "string", "array", "object" };
+	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
+}
