@@ -28,40 +28,11 @@ static uint64_t demo_rand(uint64_t *s)
 	return *s;
 }
 
-/* Separate function so it can be hooked: [regions] functions = demo_chase_step */
-__attribute__((noinline)) uint64_t demo_chase_step(const uint32_t *next, uint32_t at, int n)
-{
-	for (int i = 0; i < n; i++)
-		at = next[at];
-	return at;
-}
-
-__attribute__((noinline)) uint64_t demo_branch_step(uint64_t *seed, int n)
-{
-	uint64_t acc = 0;
-	for (int i = 0; i < n; i++) {
-		uint64_t r = demo_rand(seed);
-		if (r & 1)
-			acc += r >> 3;
-		else if (r & 2)
-			acc ^= r;
-		else
-			acc -= r >> 5;
-	}
-	return acc;
-}
-
-__attribute__((noinline)) double demo_crunch_step(double x, int n)
-{
-	double a = x, b = x * 0.5, c = x * 0.25, d = x * 0.125;
-	for (int i = 0; i < n; i++) {
-		a = a * 1.0000001 + 0.5;
-		b = b * 0.9999999 + 0.25;
-		c = c * 1.0000002 - 0.125;
-		d = d * 0.9999998 + 0.0625;
-	}
-	return a + b + c + d;
-}
+/* The work itself lives in libtdprobe-demo-work.so (demo_work.c), so that
+ * [regions] functions = demo_chase_step, ... can hook the calls. */
+uint64_t demo_chase_step(const uint32_t *next, uint32_t at, int n);
+uint64_t demo_branch_step(uint64_t *seed, int n);
+double demo_crunch_step(double x, int n);
 
 static void *chaser(void *arg)
 {
