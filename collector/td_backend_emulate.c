@@ -64,9 +64,9 @@ static void td_emulate_snapshot(const struct td_backend *be, struct td_thread_co
 	td_emu_tick(e);
 	struct td_pmu_reader r = td_emu_reader(e);
 	td_backend_rdpmc_sample(&r, &e->leader_pg, &e->metric_pg, tc, out);
-	/* The emulated clock is the thread's CPU time, read by the last
-	 * emulated instruction. */
-	out->cpu_ns = e->last_ns;
+	/* The emulated clock is the thread's CPU time: the value it had when
+	 * SLOTS was read, so slots = width x cpu time exactly. */
+	out->cpu_ns = (out->flags & TD_SAMPLE_OK) ? e->slots_ns : e->last_ns;
 	out->flags &= ~TD_SAMPLE_NO_CPU;
 }
 

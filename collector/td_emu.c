@@ -388,8 +388,10 @@ void td_emu_tick(struct td_emu *e)
 static uint64_t td_emu_exec(struct td_emu *e, uint32_t idx)
 {
 	td_emu_advance(e);
-	if (idx == TD_PMU_SLOTS_INDEX)
+	if (idx == TD_PMU_SLOTS_INDEX) {
+		e->slots_ns = e->last_ns;
 		return e->hw_slots & ((UINT64_C(1) << TD_EMU_PMC_WIDTH) - 1);
+	}
 	if (idx == TD_PMU_METRICS_INDEX)
 		return e->hw_metrics;
 	return 0; /* no other counter exists here */

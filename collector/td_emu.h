@@ -91,6 +91,7 @@ struct td_emu {
 	uint64_t (*clock)(void *arg);  /* thread CPU ns */
 	void *clock_arg;
 	uint64_t last_ns;              /* clock at the last advance */
+	uint64_t slots_ns;             /* clock when SLOTS was last read */
 	int thread_prof, region_prof;  /* -1 when none */
 	char comm[16];
 	/* Emulated hardware. */
