@@ -77,3 +77,31 @@ for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
+[ $? = 0 ] || exit 1
+
+# callsite_depth = 3: chains unwound through the private libunwind, still
+# one entry per (thread, function) here, frame 0 the marker's caller.
+timeout 20 env TDPROBE_BACKEND=software TDPROBE_OUTPUT="$TMP/r3.json" TDPROBE_SUMMARY=no \
+	TDPROBE_DEPTH=3 LD_PRELOAD="$LIB" "$PROG" >/dev/null 2>"$TMP/err3" || { echo "FAIL: depth 3 run"; exit 1; }
+python3 - "$TMP/r3.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = []
+for t in r["threads"]:
+    if not t["name"].startswith("worker"):
+        continue
+    i = int(t["name"][6:])
+    works = [x for x in t["regions"] if x["function"] == "work"]
+    if len(works) != 1:
+        bad.append("%s: %d work entries" % (t["name"], len(works))); continue
+    w = works[0]
+    cs = w["callsite"]
+    if i == 0:
+        print("depth 3 call site of work:", " <- ".join("%s:%s+%d" % (f["module"].rsplit("/", 1)[-1] if f["module"] else "?", f["symbol"], f["offset"]) for f in cs))
+    if w["calls"] != 1000 * (i + 1) or len(cs) < 2 or cs[0]["symbol"] != "worker":
+        bad.append("%s: calls %d, chain %s" % (t["name"], w["calls"], [f["symbol"] for f in cs]))
+for b in bad:
+    print("FAIL:", b)
+print("depth 3: %s" % ("ok" if not bad else "failed"))
+sys.exit(1 if bad else 0)
+PY

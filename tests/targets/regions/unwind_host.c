@@ -2,6 +2,7 @@
  * exceptions were caught and whether libunwind is mapped in the process
  * (it must be, when tdprobe keeps call-site chains longer than 1), so the
  * test can tell "libunwind loaded privately" from "never loaded". */
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,5 +40,9 @@ int main(int argc, char **argv)
 	printf("caught %d\n", caught);
 	printf("libunwind mapped: %s\n", mapped("libunwind.so") ? "yes" : "no");
 	printf("unw_backtrace global: %s\n", dlsym(RTLD_DEFAULT, "unw_backtrace") ? "yes" : "no");
+	/* libunwind also exports a weak `backtrace`: the global one must stay libc's. */
+	Dl_info info;
+	void *bt = dlsym(RTLD_DEFAULT, "backtrace");
+	printf("backtrace from: %s\n", bt && dladdr(bt, &info) ? info.dli_fname : "none");
 	return caught == 5 ? 0 : 1;
 }
