@@ -2,11 +2,16 @@
  * Layout and publication rules: td_region_table.h. */
 #include "td_region.h"
 #include "td_region_table.h"
+#include "td_emu.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef td_likely
+#define td_likely(x) __builtin_expect(!!(x), 1)
+#define td_unlikely(x) __builtin_expect(!!(x), 0)
+#endif
 #define TD_ALIGN(x) (((x) + 63) & ~(size_t)63)
 
 /* Owner-only counters that other threads read: a plain load+store keeps
@@ -80,6 +85,7 @@ struct td_regions *td_regions_new(const struct td_config *cfg)
 	r->other_all.region = -1;
 	r->other_all.other = true;
 	r->other_all.hash = TD_REGION_OTHER_HASH;
+	td_topdown_policy_init(&r->reset, cfg);
 	/* A libunwind that cannot be loaded leaves depth 1: still useful. */
 	td_callsite_init(&r->cs, depth);
 	return r;
@@ -196,6 +202,16 @@ static struct td_region_entry *td_table_find(struct td_regions *r, int region,
 	return &r->other_all;
 }
 
+/* Emulated PMU only: the innermost open region picks the true fractions. */
+static inline void td_region_emu_innermost(struct td_collector *c, struct td_thread *t,
+					   const struct td_regions *r)
+{
+	if (td_likely(!c->backend.emulated))
+		return;
+	td_emu_set_region(&c->backend, &t->ctr,
+			  r->depth ? c->region_names[r->stack[r->depth - 1].region] : NULL);
+}
+
 /* Closes the innermost frame with `now` as the exit snapshot. */
 static void td_frame_pop(struct td_collector *c, struct td_thread *t, struct td_regions *r,
 			 const struct td_sample *now)
@@ -214,6 +230,23 @@ static void td_frame_pop(struct td_collector *c, struct td_thread *t, struct td_
 	td_seq_end(e);
 	if (f->parent >= 0)
 		td_counts_add(&r->stack[f->parent].child, &d);
+}
+
+/* [topdown] reset policy at an outermost entry, decided on the entry
+ * snapshot itself so the common case costs no extra read. A reset starts a
+ * new epoch (folding the thread's figures first); the region then starts
+ * from a fresh snapshot. Backends without reset (software, perf) skip it. */
+static void td_region_maybe_reset(struct td_collector *c, struct td_thread *t,
+				  struct td_regions *r, struct td_sample *start)
+{
+	if (!c->backend.ops->reset || t->ctr.fallback || r->reset.policy == TD_RESET_NEVER)
+		return;
+	uint64_t ns = start->wall_ns - t->seg_start.wall_ns;
+	if (!td_topdown_should_reset(&r->reset, start->slots, ns, true))
+		return;
+	if (td_thread_new_epoch(c, t) == 0)
+		td_bump(&r->resets);
+	td_thread_snapshot(c, t, start);
 }
 
 int td_region_enter(struct td_collector *c, struct td_thread *t, int region_id, uintptr_t ra)
@@ -243,10 +276,14 @@ int td_region_enter(struct td_collector *c, struct td_thread *t, int region_id, 
 		f->parent = r->stack[d - 1].counting ? d - 1 : r->stack[d - 1].parent;
 	r->open[region_id]++;
 	r->depth = d + 1;
+	if (td_unlikely(c->backend.emulated))
+		td_emu_set_region(&c->backend, &t->ctr, c->region_names[region_id]);
 	if (f->counting) {
 		memset(&f->child, 0, sizeof(f->child));
 		/* Last, so our own bookkeeping stays outside the region. */
 		td_thread_snapshot(c, t, &f->start);
+		if (d == 0)
+			td_region_maybe_reset(c, t, r, &f->start);
 	}
 	return 0;
 }
@@ -281,6 +318,7 @@ void td_region_exit(struct td_collector *c, struct td_thread *t, int region_id)
 	}
 	while (r->depth > k)
 		td_frame_pop(c, t, r, &now);
+	td_region_emu_innermost(c, t, r);
 }
 
 int td_region_depth(const struct td_thread *t)
@@ -298,6 +336,7 @@ void td_regions_close_all(struct td_collector *c, struct td_thread *t)
 	while (r->depth > 0)
 		td_frame_pop(c, t, r, &now);
 	r->dropped_levels = 0;
+	td_region_emu_innermost(c, t, r);
 }
 
 int td_region_marker_enter(struct td_collector *c, struct td_thread *t, int region_id,

@@ -26,6 +26,7 @@
 #include "td_callsite.h"
 #include "td_collector.h"
 #include "td_counts.h"
+#include "td_topdown.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -61,6 +62,7 @@ struct td_regions {
 	uint32_t nr_entries;     /* max_callsites + room for [other] entries */
 	uint32_t cap;            /* index slots, power of two */
 	struct td_callsite cs;
+	struct td_topdown_policy reset; /* [topdown] reset, checked at outermost entries */
 
 	/* owner-thread state */
 	int depth;                   /* open frames */
@@ -84,6 +86,7 @@ struct td_regions {
 	_Atomic uint64_t folded;     /* calls that did not get their own call-site entry */
 	_Atomic uint64_t depth_refused;  /* enters refused by max_depth */
 	_Atomic uint64_t unmatched_exits; /* exits of regions not open */
+	_Atomic uint64_t resets;         /* counter epochs started at outermost entries */
 };
 
 /* Copies entry e into out if it is stable (seq even and unchanged), retrying
