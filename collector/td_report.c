@@ -167,7 +167,8 @@ static void td_report_json(struct td_collector *c, FILE *f, struct td_thread **v
 	for (int i = 0; i < n; i++)
 		td_report_thread(c, v[i], &j);
 	td_json_array_end(&j);
-	if (td_regions_json_process && c->cfg.functions && c->cfg.functions[0])
+	/* Regions exist when functions were hooked or markers were used. */
+	if (td_regions_json_process && atomic_load(&c->nr_regions) > 0)
 		td_regions_json_process(c, &j);
 	td_json_object_end(&j);
 	fputc('\n', f);
