@@ -35,9 +35,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* td_pmu_read.c belongs to the rdpmc work; weak so this backend builds and
- * falls back to read(2) in a library without it. */
-#pragma weak td_pmu_read_counter
+/* The instruction lives in collector/arch/<arch>/; weak so an arch without
+ * it yet (or a build without it) falls back to read(2). */
 #pragma weak td_pmu_reader_hw
 
 #define PERF_MAX_SPECS TD_MAX_FDS
@@ -54,7 +53,7 @@ struct perf_state {
 
 static const struct td_pmu_reader *perf_reader(void)
 {
-	return (&td_pmu_reader_hw && td_pmu_read_counter) ? &td_pmu_reader_hw : NULL;
+	return &td_pmu_reader_hw ? &td_pmu_reader_hw : NULL;
 }
 
 /* Builds the visible list (formula events, then the user's) and the spec
