@@ -23,6 +23,7 @@ static const struct td_backend_ops *td_backend_ops_of(enum td_backend_kind kind)
 	case TD_BACKEND_PERF: return &td_backend_perf_ops;
 	case TD_BACKEND_EMULATE: return &td_backend_emulate_ops;
 	case TD_BACKEND_SOFTWARE: return &td_backend_software_ops;
+	case TD_BACKEND_NONE: return &td_backend_none_ops;
 	case TD_BACKEND_AUTO: break;
 	}
 	return NULL;

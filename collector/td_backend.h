@@ -75,6 +75,7 @@ struct td_backend {
 	int topdown_level;      /* 0 none, 1, 2 */
 	const char *method;     /* formula set, e.g. "perf-metrics (rdpmc)" */
 	bool emulated;          /* figures come from the emulated PMU */
+	bool no_time;           /* counts no time either (backend none) */
 	int nr_events;          /* extra events counted (names below) */
 	char event_names[TD_MAX_EVENTS][48];
 	void *priv;             /* backend-private process-wide state */
@@ -84,6 +85,7 @@ extern const struct td_backend_ops td_backend_software_ops;
 extern const struct td_backend_ops td_backend_perf_ops;
 extern const struct td_backend_ops td_backend_rdpmc_ops;
 extern const struct td_backend_ops td_backend_emulate_ops;
+extern const struct td_backend_ops td_backend_none_ops;
 
 /* Picks the backend cfg asks for ("auto": rdpmc, then perf TopDown, then
  * software) and probes it; on failure of an explicitly asked backend falls

@@ -46,8 +46,15 @@ void td_metrics_json(const struct td_backend *be, const struct td_counts *in, st
 		td_formulas_apply(be, &c);
 
 	td_json_object_begin(j);
-	td_json_kv_uint(j, "cpu_ns", c.cpu_ns);
-	td_json_kv_uint(j, "wall_ns", c.wall_ns);
+	if (be->no_time) {
+		td_json_key(j, "cpu_ns");
+		td_json_null(j);
+		td_json_key(j, "wall_ns");
+		td_json_null(j);
+	} else {
+		td_json_kv_uint(j, "cpu_ns", c.cpu_ns);
+		td_json_kv_uint(j, "wall_ns", c.wall_ns);
+	}
 	if (be->topdown_level > 0) {
 		int nodes = be->topdown_level >= 2 ? TD_NODE_COUNT : TD_L1_NODES;
 		td_json_kv_uint(j, "slots", c.slots);

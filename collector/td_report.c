@@ -186,7 +186,7 @@ static void td_report_summary(struct td_collector *c, struct td_thread **v, int 
 	td_info("report %s: %d thread%s, backend %s%s", c->report_path, n, n == 1 ? "" : "s",
 		be->ops->name, be->emulated ? " (emulated PMU)" : "");
 	if (be->topdown_level == 0)
-		td_info("no TopDown: %s", be->reason);
+		td_info("no TopDown with backend %s: %s", be->ops->name, be->reason);
 	if (be->topdown_level > 0)
 		td_info("%7s %-16s %10s %10s %6s %6s %6s %6s %7s", "tid", "name", "cpu ms", "wall ms",
 			"ret%", "bad%", "fe%", "be%", "+/-pp");

@@ -31,7 +31,7 @@ static const struct td_cfg_key td_cfg_keys[] = {
 #define TD_CFG_NKEYS (sizeof(td_cfg_keys) / sizeof(td_cfg_keys[0]))
 _Static_assert(TD_CFG_NKEYS <= sizeof(((struct td_config *)0)->seen), "seen[] too small");
 
-static const char *const td_backend_names[] = { "auto", "rdpmc", "perf", "software", "emulate" };
+static const char *const td_backend_names[] = { "auto", "rdpmc", "perf", "software", "emulate", "none" };
 static const char *const td_reset_names[] = { "outermost", "interval", "never" };
 static const char *const td_log_names[] = { "quiet", "error", "info", "debug" };
 
@@ -101,7 +101,7 @@ static int td_cfg_set(struct td_config *cfg, const struct td_cfg_key *k, const c
 		const char *const *names = k->type == T_ENUM_BACKEND ? td_backend_names
 					   : k->type == T_ENUM_RESET ? td_reset_names
 								     : td_log_names;
-		size_t n = k->type == T_ENUM_BACKEND ? 5 : k->type == T_ENUM_RESET ? 3 : 4;
+		size_t n = k->type == T_ENUM_BACKEND ? 6 : k->type == T_ENUM_RESET ? 3 : 4;
 		int v = td_cfg_enum(names, n, value);
 		if (v < 0) {
 			int off = snprintf(why, whylen, "%s: '%s' is not one of", k->key, value);

@@ -13,6 +13,7 @@ enum td_backend_kind {
 	TD_BACKEND_PERF,
 	TD_BACKEND_SOFTWARE,
 	TD_BACKEND_EMULATE,
+	TD_BACKEND_NONE, /* calls and call sites only: no clock, no counters */
 };
 
 enum td_reset_policy { TD_RESET_OUTERMOST, TD_RESET_INTERVAL, TD_RESET_NEVER };

@@ -53,7 +53,8 @@ static const struct bad_case bad_cases[] = {
 	{ "bad_number.ini", "config/bad_number.ini:2: callsite_depth: expected a number, got 'lots'" },
 	{ "out_of_range.ini", "config/out_of_range.ini:2: callsite_depth: 99 is out of range 0..16" },
 	{ "bad_enum.ini",
-	  "config/bad_enum.ini:2: backend: 'gpu' is not one of auto, rdpmc, perf, software, emulate" },
+	  "config/bad_enum.ini:2: backend: 'gpu' is not one of auto, rdpmc, perf, software, emulate, "
+	  "none" },
 	{ "bad_bool.ini", "config/bad_bool.ini:2: summary: expected yes or no, got 'maybe'" },
 	{ "duplicate.ini", "config/duplicate.ini:3: summary: duplicate key in [output]" },
 	{ "bad_syntax.ini",
@@ -92,7 +93,7 @@ Test(config, strict_is_known_even_after_an_error)
 	cr_expect_eq(td_config_load_file(&cfg, "config/strict_bad.ini", err, sizeof(err)), -1);
 	cr_expect(cfg.strict);
 	cr_expect_str_eq(err, "config/strict_bad.ini:4: backend: 'nope' is not one of auto, rdpmc, "
-			      "perf, software, emulate");
+			      "perf, software, emulate, none");
 }
 
 Test(config, load_string)
@@ -135,7 +136,7 @@ Test(config, env_errors_name_the_variable)
 	fake_env = env1;
 	cr_expect_eq(td_config_apply_env(&cfg, fake_getenv, err, sizeof(err)), -1);
 	cr_expect_str_eq(err, "TDPROBE_BACKEND: backend: 'magic' is not one of auto, rdpmc, perf, "
-			      "software, emulate");
+			      "software, emulate, none");
 	static const char *const env2[] = { "TDPROBE_MODE", "dance", NULL };
 	fake_env = env2;
 	cr_expect_eq(td_config_apply_env(&cfg, fake_getenv, err, sizeof(err)), -1);
