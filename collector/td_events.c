@@ -48,8 +48,7 @@ static const struct named_event named_events[] = {
 	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
 };
 
-#define EXPECTED "a perf generic name such as instructions or cycles, a software name such as " \
-		 "task-clock or page-faults, r<hex>, or <pmu>/event=..,umask=../"
+#define EXPECTED "a generic or software name as in tdprobe list, r<hex>, or <pmu>/event=..,umask=../"
 
 /* Reads a format file ("config:0-7,32-35", "config1:1") and deposits value
  * into the fields it names, low bits first. */
