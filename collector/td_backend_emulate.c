@@ -5,6 +5,7 @@
 #include "td_backend_rdpmc.h"
 #include "td_config.h"
 #include "td_emu.h"
+#include "td_events.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +28,20 @@ static int td_emulate_probe(struct td_backend *be)
 			 err);
 		return rc;
 	}
+	if (be->cfg && be->cfg->events && be->cfg->events[0]) {
+		struct td_event_spec ev[TD_MAX_EVENTS];
+		int n = 0;
+		rc = td_events_parse_list(be->cfg->events, "[counters] events", NULL, ev, &n,
+					  TD_MAX_EVENTS, err, sizeof(err));
+		if (rc) {
+			free(spec);
+			snprintf(be->reason, sizeof(be->reason), "emulated PMU: %s", err);
+			return rc;
+		}
+		be->nr_events = n;
+		for (int i = 0; i < n; i++)
+			snprintf(be->event_names[i], sizeof(be->event_names[i]), "%s", ev[i].name);
+	}
 	be->priv = spec;
 	be->topdown_level = be->cfg && be->cfg->topdown_level < 2 ? 1 : 2;
 	be->method = be->topdown_level == 2 ? "perf-metrics L2 via rdpmc (emulated PMU)"
@@ -46,7 +61,13 @@ static int td_emulate_thread_open(struct td_backend *be, struct td_thread_counte
 	td_emu_init(e, be->priv, be->cfg ? be->cfg->emulate_width : 4, NULL, NULL);
 	for (int i = 0; i < TD_MAX_FDS; i++)
 		tc->fds[i] = -1;
-	tc->nr_fds = 0;
+	/* No fds; nr_fds counts the emulated group members (leader, metric,
+	 * extra events) as the shared sample code expects. */
+	tc->nr_fds = 2;
+	for (int i = 0; i < be->nr_events && i < TD_MAX_EVENTS; i++) {
+		tc->event_pages[i] = td_emu_add_event(e, td_emu_spec_rate(be->priv, be->event_names[i]));
+		tc->nr_fds++;
+	}
 	tc->priv = e;
 	tc->page = &e->leader_pg;
 	tc->open = true;
@@ -94,6 +115,9 @@ static void td_emulate_thread_close(const struct td_backend *be, struct td_threa
 	free(tc->priv);
 	tc->priv = NULL;
 	tc->page = NULL;
+	for (int i = 0; i < TD_MAX_EVENTS; i++)
+		tc->event_pages[i] = NULL;
+	tc->nr_fds = 0;
 	tc->open = false;
 }
 

@@ -7,6 +7,7 @@
  * and accumulated by td_topdown. pmu-facts §1.6 is the recipe. */
 #include "td_backend_rdpmc.h"
 #include "td_config.h"
+#include "td_events.h"
 #include "td_machine.h"
 #include "td_rdpmc_guard.h"
 #include "td_topdown.h"
@@ -24,6 +25,9 @@
 
 #define TD_RDPMC_SLOTS_CONFIG 0x0400u     /* event 0x00 umask 0x04: fixed counter 3 */
 #define TD_RDPMC_RETIRING_CONFIG 0x8000u  /* topdown-retiring, one sibling is enough */
+/* Width of general-purpose and fixed counters on every Intel core with
+ * perf-metrics (CPUID.0AH), and of the emulated PMU. */
+#define TD_RDPMC_EVENT_WIDTH 48
 
 static uint64_t td_rdpmc_wall_ns(void)
 {
@@ -52,12 +56,31 @@ void td_backend_rdpmc_sample(const struct td_pmu_reader *r, const void *leader,
 	} else if (rc == -EAGAIN) {
 		out->flags |= TD_SAMPLE_NOT_RUNNING;
 	}
+	int nev = tc->nr_fds > 2 ? tc->nr_fds - 2 : 0;
+	for (int i = 0; i < nev && i < TD_MAX_EVENTS && (out->flags & TD_SAMPLE_OK); i++) {
+		struct td_pmu_value ev;
+		if (!tc->event_pages[i] || td_pmu_read_counter(r, tc->event_pages[i], &ev) != 0) {
+			out->flags |= TD_SAMPLE_NOT_RUNNING;
+			break;
+		}
+		out->events[i] = ev.value;
+	}
+}
+
+uint64_t td_backend_rdpmc_event_delta(uint64_t a, uint64_t b, unsigned width)
+{
+	uint64_t d = b - a;
+	return width && width < 64 ? d & ((UINT64_C(1) << width) - 1) : d;
 }
 
 void td_backend_rdpmc_accumulate(const struct td_backend *be, const struct td_sample *a,
 				 const struct td_sample *b, struct td_counts *acc)
 {
 	td_topdown_accumulate(a, b, be->topdown_level, acc);
+	if (be->nr_events && td_topdown_check(a, b) == TD_TOPDOWN_VALID)
+		for (int i = 0; i < be->nr_events && i < TD_MAX_EVENTS; i++)
+			acc->events[i] += td_backend_rdpmc_event_delta(a->events[i], b->events[i],
+								       TD_RDPMC_EVENT_WIDTH);
 }
 
 /* Process-wide state: the reader (guarded on hybrid parts) and its guard. */
@@ -67,6 +90,8 @@ struct td_rdpmc_priv {
 	const struct td_pmu_info *pmu;
 	bool exclude_kernel;
 	long page_size;
+	int nr_events;                      /* [counters] events, group members 2.. */
+	struct td_event_spec events[TD_MAX_EVENTS];
 };
 
 static int td_rdpmc_open_event(const struct td_rdpmc_priv *p, uint64_t config, int group_fd)
@@ -87,6 +112,11 @@ static int td_rdpmc_open_event(const struct td_rdpmc_priv *p, uint64_t config, i
 
 static void td_rdpmc_close_all(const struct td_rdpmc_priv *p, struct td_thread_counters *tc)
 {
+	for (int i = 0; i < TD_MAX_EVENTS; i++) {
+		if (tc->event_pages[i] && tc->event_pages[i] != MAP_FAILED)
+			munmap(tc->event_pages[i], (size_t)p->page_size);
+		tc->event_pages[i] = NULL;
+	}
 	if (tc->priv && tc->priv != MAP_FAILED)
 		munmap(tc->priv, (size_t)p->page_size);
 	if (tc->page && tc->page != MAP_FAILED)
@@ -102,12 +132,18 @@ static void td_rdpmc_close_all(const struct td_rdpmc_priv *p, struct td_thread_c
 	tc->open = false;
 }
 
-static int td_rdpmc_thread_open_priv(const struct td_rdpmc_priv *p, struct td_thread_counters *tc)
+/* failed_event: set to the index of the extra event that could not be
+ * opened (the kernel rejects a group that cannot be scheduled), else -1. */
+static int td_rdpmc_thread_open_priv(const struct td_rdpmc_priv *p, struct td_thread_counters *tc,
+				     int *failed_event)
 {
+	*failed_event = -1;
 	for (int i = 0; i < TD_MAX_FDS; i++)
 		tc->fds[i] = -1;
 	tc->nr_fds = 0;
 	tc->page = tc->priv = NULL;
+	for (int i = 0; i < TD_MAX_EVENTS; i++)
+		tc->event_pages[i] = NULL;
 	int rc = td_rdpmc_open_event(p, TD_RDPMC_SLOTS_CONFIG, -1);
 	if (rc < 0)
 		return rc;
@@ -128,6 +164,26 @@ static int td_rdpmc_thread_open_priv(const struct td_rdpmc_priv *p, struct td_th
 		goto fail;
 	}
 	tc->priv = mp;
+	/* Extra events join the TopDown group, so they are scheduled with it
+	 * and read from user space under the same conditions. */
+	for (int i = 0; i < p->nr_events; i++) {
+		struct perf_event_attr attr;
+		td_events_attr(&p->events[i], false, p->exclude_kernel, &attr);
+		long fd = syscall(SYS_perf_event_open, &attr, 0, -1, tc->fds[0], PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			rc = -errno;
+			*failed_event = i;
+			goto fail;
+		}
+		tc->fds[tc->nr_fds++] = (int)fd;
+		void *ep = mmap(NULL, (size_t)p->page_size, PROT_READ, MAP_SHARED, (int)fd, 0);
+		if (ep == MAP_FAILED) {
+			rc = -errno;
+			*failed_event = i;
+			goto fail;
+		}
+		tc->event_pages[i] = ep;
+	}
 	if (ioctl(tc->fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
 		rc = -errno;
 		goto fail;
@@ -199,9 +255,36 @@ static int td_rdpmc_probe(struct td_backend *be)
 		p->reader.ctx = &p->guard;
 	}
 #endif
+	if (be->cfg && be->cfg->events && be->cfg->events[0]) {
+		char err[200];
+		int rc = td_events_parse_list(be->cfg->events, "[counters] events", NULL, p->events,
+					      &p->nr_events, TD_MAX_EVENTS, err, sizeof(err));
+		for (int i = 0; rc == 0 && i < p->nr_events; i++)
+			if (td_events_is_software(&p->events[i])) {
+				snprintf(err, sizeof(err),
+					 "[counters] events: %s is a software event: no user-space "
+					 "read (use software_events with the perf backend)",
+					 p->events[i].name);
+				rc = -EINVAL;
+			}
+		if (rc) {
+			free(p);
+			NO(rc, "rdpmc: %s", err);
+		}
+	}
 	/* Try it on this thread: open, map, enable, check the user page. */
 	struct td_thread_counters tc = { 0 };
-	int rc = td_rdpmc_thread_open_priv(p, &tc);
+	int failed = -1;
+	int rc = td_rdpmc_thread_open_priv(p, &tc, &failed);
+	if (rc < 0 && failed >= 0) {
+		char name[48];
+		snprintf(name, sizeof(name), "%s", p->events[failed].name);
+		free(p);
+		NO(rc, "rdpmc: [counters] events: %s could not join the TopDown group (%s)%s", name,
+		   strerror(-rc),
+		   rc == -EINVAL ? ": more events than counters; drop it or use the perf backend"
+				 : "");
+	}
 	if (rc < 0) {
 		free(p);
 		NO(rc, "rdpmc: %s group on PMU %s: %s%s", rc == -EOPNOTSUPP ? "user-space read of the"
@@ -213,6 +296,9 @@ static int td_rdpmc_probe(struct td_backend *be)
 	}
 	td_rdpmc_close_all(p, &tc);
 	be->priv = p;
+	be->nr_events = p->nr_events;
+	for (int i = 0; i < p->nr_events; i++)
+		snprintf(be->event_names[i], sizeof(be->event_names[i]), "%s", p->events[i].name);
 	be->topdown_level =
 		pmu->nr_topdown >= 8 && (!be->cfg || be->cfg->topdown_level >= 2) ? 2 : 1;
 	be->method = be->topdown_level == 2 ? "perf-metrics L2 via rdpmc"
@@ -230,7 +316,8 @@ static int td_rdpmc_probe(struct td_backend *be)
 
 static int td_rdpmc_thread_open(struct td_backend *be, struct td_thread_counters *tc)
 {
-	return td_rdpmc_thread_open_priv(be->priv, tc);
+	int failed;
+	return td_rdpmc_thread_open_priv(be->priv, tc, &failed);
 }
 
 static void td_rdpmc_snapshot(const struct td_backend *be, struct td_thread_counters *tc,

@@ -108,6 +108,36 @@ static int td_emu_parse_sim(struct td_emu_sim *sim, char *v, char *err, size_t e
 	return 0;
 }
 
+static int td_emu_parse_rates(struct td_emu_spec *spec, char *v, char *err, size_t errlen)
+{
+	for (char *save = NULL, *kv = strtok_r(v, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char name[48];
+		double rate;
+		char extra;
+		if (sscanf(kv, " %47[^: ] : %lf %c", name, &rate, &extra) != 2 || !(rate >= 0) ||
+		    rate > 1000) {
+			snprintf(err, errlen, "events: '%s' is not name:rate (events per ns, 0..1000)",
+				 kv);
+			return -EINVAL;
+		}
+		if (spec->nr_rates >= TD_EMU_MAX_EVENTS) {
+			snprintf(err, errlen, "events: more than %d", TD_EMU_MAX_EVENTS);
+			return -EINVAL;
+		}
+		strcpy(spec->rate_name[spec->nr_rates], name);
+		spec->rate[spec->nr_rates++] = rate;
+	}
+	return 0;
+}
+
+double td_emu_spec_rate(const struct td_emu_spec *spec, const char *name)
+{
+	for (int i = 0; i < spec->nr_rates; i++)
+		if (!strcmp(spec->rate_name[i], name))
+			return spec->rate[i];
+	return 1.0;
+}
+
 static int td_emu_parse_entry(struct td_emu_spec *spec, char *ent, char *err, size_t errlen)
 {
 	char *eq = strchr(ent, '=');
@@ -122,6 +152,8 @@ static int td_emu_parse_entry(struct td_emu_spec *spec, char *ent, char *err, si
 	*kend = '\0';
 	if (!strcmp(k, "sim"))
 		return td_emu_parse_sim(&spec->sim, eq + 1, err, errlen);
+	if (!strcmp(k, "events"))
+		return td_emu_parse_rates(spec, eq + 1, err, errlen);
 	struct td_emu_profile pr = { 0 };
 	if (!strcmp(k, "default")) {
 		pr.kind = TD_EMU_DEFAULT;
@@ -214,7 +246,48 @@ static void td_emu_page_update(struct td_emu *e)
 		__asm__ __volatile__("" ::: "memory");
 		pg[i]->lock++;
 	}
+	for (int i = 0; i < e->nr_events; i++) {
+		struct td_emu_event *v = &e->ev[i];
+		v->pg.lock++;
+		__asm__ __volatile__("" ::: "memory");
+		v->pg.index = td_emu_counting(e) ? (uint32_t)i + 1 : 0;
+		v->pg.offset = v->count;
+		if (v->pg.index)
+			v->pg.offset -= (int64_t)v->prev;
+		v->pg.time_enabled = e->enabled_ns;
+		v->pg.time_running = e->running_ns;
+		__asm__ __volatile__("" ::: "memory");
+		v->pg.lock++;
+	}
 	e->bumps++;
+}
+
+#define TD_EMU_MASK ((UINT64_C(1) << TD_EMU_PMC_WIDTH) - 1)
+#define TD_EMU_MAX_PERIOD ((UINT64_C(1) << (TD_EMU_PMC_WIDTH - 1)) - 1)
+
+static int64_t td_emu_sext(uint64_t raw)
+{
+	return (int64_t)(raw << (64 - TD_EMU_PMC_WIDTH)) >> (64 - TD_EMU_PMC_WIDTH);
+}
+
+/* x86_perf_event_update: count += sext(raw) - sext(prev); prev = raw. */
+static void td_emu_events_update(struct td_emu *e)
+{
+	for (int i = 0; i < e->nr_events; i++) {
+		struct td_emu_event *v = &e->ev[i];
+		v->count += td_emu_sext(v->raw) - td_emu_sext(v->prev);
+		v->prev = v->raw;
+	}
+}
+
+/* x86_perf_event_set_period at sched-in: armed at -left. */
+static void td_emu_events_arm(struct td_emu *e)
+{
+	for (int i = 0; i < e->nr_events; i++) {
+		struct td_emu_event *v = &e->ev[i];
+		v->prev = (uint64_t)-(int64_t)TD_EMU_MAX_PERIOD;
+		v->raw = v->prev & TD_EMU_MASK;
+	}
 }
 
 /* The kernel folds the raw delta into event->count at every update. */
@@ -258,6 +331,14 @@ void td_emu_advance(struct td_emu *e)
 	if (!td_emu_counting(e) || !dns)
 		return;
 	e->running_ns += dns;
+	for (int i = 0; i < e->nr_events; i++) {
+		struct td_emu_event *v = &e->ev[i];
+		v->carry += v->rate * (double)dns;
+		uint64_t n = (uint64_t)v->carry;
+		v->carry -= (double)n;
+		v->raw = (v->raw + n) & TD_EMU_MASK;
+		v->truth += n;
+	}
 	uint64_t ds = dns * e->width;
 	e->hw_slots += ds;
 	e->truth_slots += ds;
@@ -303,6 +384,9 @@ void td_emu_reset(struct td_emu *e)
 	td_emu_advance(e);
 	td_emu_zero_hw(e);
 	e->count = 0;
+	td_emu_events_update(e); /* _perf_event_reset: a read, then count = 0 */
+	for (int i = 0; i < e->nr_events; i++)
+		e->ev[i].count = 0;
 	e->resets++;
 	td_emu_page_update(e);
 }
@@ -313,6 +397,7 @@ void td_emu_sched_out(struct td_emu *e)
 	if (!e->scheduled)
 		return;
 	td_emu_update_count(e);
+	td_emu_events_update(e);
 	e->scheduled = false; /* raw values stay saved in hw_* */
 	td_emu_page_update(e);
 }
@@ -323,6 +408,7 @@ void td_emu_sched_in(struct td_emu *e)
 	if (e->scheduled)
 		return;
 	e->scheduled = true; /* restore: the saved raw values, not zero */
+	td_emu_events_arm(e);
 	td_emu_page_update(e);
 }
 
@@ -348,8 +434,12 @@ void td_emu_migrate(struct td_emu *e, bool to_ecore)
 		return;
 	/* The cpu_core group is filtered out on an E-core: scheduled out,
 	 * index 0, saved values restored when it comes back. */
-	if (to_ecore)
+	if (to_ecore) {
 		td_emu_update_count(e);
+		td_emu_events_update(e);
+	} else {
+		td_emu_events_arm(e);
+	}
 	e->ecore = to_ecore;
 	e->migrations++;
 	td_emu_page_update(e);
@@ -378,6 +468,22 @@ static void td_emu_inject(struct td_emu *e)
 		td_emu_migrate(e, true);
 }
 
+struct perf_event_mmap_page *td_emu_add_event(struct td_emu *e, double rate)
+{
+	if (e->nr_events >= TD_EMU_MAX_EVENTS)
+		return NULL;
+	td_emu_advance(e);
+	struct td_emu_event *v = &e->ev[e->nr_events++];
+	memset(v, 0, sizeof(*v));
+	v->rate = rate;
+	v->pg.cap_user_rdpmc = 1;
+	v->pg.pmc_width = TD_EMU_PMC_WIDTH;
+	v->prev = (uint64_t)-(int64_t)TD_EMU_MAX_PERIOD;
+	v->raw = v->prev & TD_EMU_MASK;
+	td_emu_page_update(e);
+	return &v->pg;
+}
+
 void td_emu_tick(struct td_emu *e)
 {
 	if (e->ecore && e->spec->sim.ecore)
@@ -394,6 +500,8 @@ static uint64_t td_emu_exec(struct td_emu *e, uint32_t idx)
 	}
 	if (idx == TD_PMU_METRICS_INDEX)
 		return e->hw_metrics;
+	if (idx >= 1 && idx <= (uint32_t)e->nr_events)
+		return e->ev[idx - 1].raw;
 	return 0; /* no other counter exists here */
 }
 

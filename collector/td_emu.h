@@ -26,6 +26,7 @@
  *   thread:<comm>=ret:10,bad:5,fe:15,be:70,mem:50
  *   region:<name>=ret:80,bad:5,fe:5,be:10,heavy:20
  *   sim=bump:7,switch:50,pmi:0,ecore:0
+ *   events=instructions:6,cycles:3
  * Values are percent of all slots. ret+bad+fe+be must add up to 100.
  * Level-2 keys heavy (of ret), br (of bad), fetchlat (of fe), mem (of be)
  * must not exceed their parent; an omitted one is half of its parent.
@@ -35,6 +36,16 @@
  * overflow PMI resets the counters before a read (slots go backwards),
  * ecore = the thread migrates to an E-core mid-read and stays there until
  * the next snapshot; 0 = never. A TopDown snapshot executes two reads.
+ * events gives the rate (per ns of CPU time) of emulated ordinary counters
+ * for [counters] events of those names (others count 1 per ns).
+ *
+ * Ordinary counters are emulated as the x86 kernel drives them: armed at
+ * -max_period at every sched-in (prev_count = that 64-bit value, raw in
+ * the upper half of 48 bits), page offset = count - prev_count; an update
+ * (sched-out, our reset) folds the sign-extended raw delta into count and
+ * leaves prev_count = the raw 48-bit value, so until the next sched-in
+ * offset + sext(raw) is off by exactly 2^48 — the reason event deltas are
+ * taken modulo 2^pmc_width. 
  *
  * Threading: a td_emu belongs to its thread; only td_emu_spec is shared
  * (read-only after parsing). The emulated instruction reads the thread's
@@ -68,8 +79,13 @@ struct td_emu_sim {
 	uint32_t bump, sw, pmi, ecore; /* every Nth read, 0 = never */
 };
 
+#define TD_EMU_MAX_EVENTS 8
+
 struct td_emu_spec {
 	int nr;
+	int nr_rates;                  /* "events=" entry: name:rate per ns */
+	char rate_name[TD_EMU_MAX_EVENTS][48];
+	double rate[TD_EMU_MAX_EVENTS];
 	struct td_emu_profile prof[TD_EMU_MAX_PROFILES];
 	int def;                       /* index of the default profile */
 	bool has_thread;               /* some profile is per thread */
@@ -81,6 +97,16 @@ struct td_emu_spec {
 int td_emu_spec_parse(struct td_emu_spec *spec, const char *text, char *err, size_t errlen);
 /* Profile index for a thread or region name, -1 if none. */
 int td_emu_spec_find(const struct td_emu_spec *spec, enum td_emu_kind kind, const char *name);
+
+/* One emulated ordinary counter (GP counter i, page index i + 1). */
+struct td_emu_event {
+	struct perf_event_mmap_page pg;
+	double rate, carry;            /* events per ns; fractional part pending */
+	uint64_t raw;                  /* the 48-bit hardware counter */
+	uint64_t prev;                 /* hw.prev_count */
+	int64_t count;                 /* event->count */
+	uint64_t truth;                /* events counted, never reset */
+};
 
 struct td_emu {
 	/* The two user pages the reader sees. */
@@ -107,6 +133,9 @@ struct td_emu {
 	/* Ground truth, never reset: what a perfect PMU would report. */
 	double truth[TD_EMU_FIELDS];
 	uint64_t truth_slots;
+	/* Ordinary counters ([counters] events). */
+	int nr_events;
+	struct td_emu_event ev[TD_EMU_MAX_EVENTS];
 	/* Statistics. */
 	uint64_t reads, faults, refusals, bumps, switches, pmis, migrations, resets;
 };
@@ -130,6 +159,13 @@ uint64_t td_emu_read_counter(void *ctx, uint32_t idx);
 int td_emu_read_checked(void *ctx, uint32_t idx, uint64_t *val);
 /* A reader over e: the emulated instruction, guarded. */
 struct td_pmu_reader td_emu_reader(struct td_emu *e);
+
+/* Adds an ordinary counter counting rate per ns of CPU time; returns its
+ * user page, or NULL when TD_EMU_MAX_EVENTS are in use. Call after
+ * td_emu_init, before reading. */
+struct perf_event_mmap_page *td_emu_add_event(struct td_emu *e, double rate);
+/* Rate for an event name from the spec (1 if not named there). */
+double td_emu_spec_rate(const struct td_emu_spec *spec, const char *name);
 
 /* Between two snapshots: ends an injected E-core stay (sim ecore), then
  * advances. The emulate backend calls it before each snapshot. */

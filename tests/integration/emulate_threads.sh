@@ -19,6 +19,34 @@ echo "$out"
 n=$(report count "$f")
 [ "$n" = 4 ] && ok "4 threads in the report" || fail "$n threads"
 
+# Extra counters through the same user-space path (offset + sext(raw),
+# re-armed at every emulated context switch): instructions = 6 x cpu_ns and
+# cycles = 3 x cpu_ns per thread, so IPC = 2.
+PROFILE_ENV="TDPROBE_BACKEND=emulate TDPROBE_SUMMARY=no TDPROBE_EVENTS=instructions,cycles"
+PROFILE_ENV="$PROFILE_ENV TDPROBE_EMULATE=events=instructions:6,cycles:3;sim=switch:3"
+same_run events "$TARGETS/emulate_threads" 20 || finish
+f=$(ls "$WORK"/events-*.json)
+out=$(python3 - "$f" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = 0
+for t in r["threads"]:
+    m = t["metrics"]
+    ev = m.get("events", {})
+    ins, cyc, cpu = ev.get("instructions", 0), ev.get("cycles", 0), m["cpu_ns"]
+    # Each counter is read at its own instant (the emulated clock is a
+    # syscall away), so the figures agree to a few us of CPU time, not
+    # exactly; the unit tests check the exact values on a scripted clock.
+    ok = cyc > 0 and abs(ins / cyc - 2) < 1e-4 and abs(ins / (6 * cpu) - 1) < 1e-3
+    bad += not ok
+    print(f"  {t['name']:>14}: instructions {ins} cycles {cyc} ipc {m.get('ipc')} "
+          f"6 x cpu_ns {6 * cpu} {'ok' if ok else 'WRONG'}")
+sys.exit(1 if bad else 0)
+PY
+); rc=$?
+echo "$out"
+[ $rc = 0 ] && ok "extra events: ipc 2 and instructions = 6 x cpu time in every thread" || fail "extra events (see above)"
+
 # A bad spec: one tdprobe: line, the program runs on unprofiled.
 env TDPROBE_BACKEND=emulate TDPROBE_EMULATE="default=ret:30" TDPROBE_OUTPUT="$WORK/bad-%p.json" \
   LD_PRELOAD="$LIB" "$TARGETS/emulate_threads" 5 >"$WORK/bad.out" 2>"$WORK/bad.err"; rc=$?

@@ -347,3 +347,86 @@ Test(emulate, set_region_is_a_noop_for_other_backends)
 	td_emu_set_region(&be, &tc, "x"); /* must not touch tc->priv */
 	td_emu_set_region(NULL, &tc, "x");
 }
+
+/* Ordinary counters: offset + sext(raw) is continuous across a context
+ * switch even though the raw counter is re-armed at sched-in. */
+Test(emulate, ordinary_counter_continuous_across_context_switch)
+{
+	emu_setup(SPEC_A);
+	const struct perf_event_mmap_page *pg = td_emu_add_event(&emu, 3);
+	cr_assert_not_null(pg);
+	struct td_pmu_reader r = td_emu_reader(&emu);
+	struct td_pmu_value a, b;
+	fake_ns += 1000;
+	cr_assert_eq(td_pmu_read_counter(&r, pg, &a), 0);
+	cr_expect_eq(a.index, 1, "GP counter 0 -> page index 1");
+	cr_expect_eq(a.value, 3000, "%ld", (long)a.value);
+	uint64_t raw_before = emu.ev[0].raw;
+	td_emu_context_switch(&emu);
+	cr_expect_lt(emu.ev[0].raw, raw_before, "re-armed at sched-in");
+	cr_expect_gt(emu.ev[0].raw, UINT64_C(1) << 47, "armed raw is negative in 48 bits");
+	fake_ns += 1000;
+	cr_assert_eq(td_pmu_read_counter(&r, pg, &b), 0);
+	cr_expect_eq(b.value, 6000, "%ld", (long)b.value);
+	cr_expect_eq(emu.ev[0].truth, 6000);
+}
+
+/* After our reset the kernel leaves prev_count = the 48-bit raw value, so
+ * the page is off by 2^48 until the next sched-in: only deltas modulo
+ * 2^48 are right. */
+Test(emulate, ordinary_counter_after_reset_is_right_modulo_2_48)
+{
+	emu_setup(SPEC_A);
+	const struct perf_event_mmap_page *pg = td_emu_add_event(&emu, 3);
+	struct td_pmu_reader r = td_emu_reader(&emu);
+	struct td_pmu_value a, b;
+	fake_ns += 1000;
+	td_emu_reset(&emu);
+	cr_assert_eq(td_pmu_read_counter(&r, pg, &a), 0);
+	cr_expect_eq(a.value, (uint64_t)0 - (UINT64_C(1) << 48), "%#lx", a.value);
+	fake_ns += 1000;
+	td_emu_context_switch(&emu);
+	fake_ns += 1000;
+	cr_assert_eq(td_pmu_read_counter(&r, pg, &b), 0);
+	cr_expect_eq(b.value, 6000, "count since the reset: %ld", (long)b.value);
+	cr_expect_eq(b.value - a.value, 6000 + (UINT64_C(1) << 48), "the naive delta");
+	cr_expect_eq(td_backend_rdpmc_event_delta(a.value, b.value, 48), 6000);
+	cr_expect_eq(td_backend_rdpmc_event_delta(10, 4, 48), (UINT64_C(1) << 48) - 6);
+}
+
+Test(emulate, backend_extra_events_per_interval)
+{
+	struct td_config cfg;
+	cr_assert_eq(td_config_init(&cfg), 0);
+	free(cfg.emulate_fractions);
+	cfg.emulate_fractions = strdup("events=instructions:6,cycles:3;sim=switch:3");
+	free(cfg.events);
+	cfg.events = strdup("instructions, cycles");
+	struct td_backend be = { .ops = &td_backend_emulate_ops, .cfg = &cfg };
+	cr_assert_eq(be.ops->probe(&be), 0, "%s", be.reason);
+	cr_assert_eq(be.nr_events, 2);
+	cr_expect_str_eq(be.event_names[0], "instructions");
+	struct td_thread_counters tc = { 0 };
+	cr_assert_eq(be.ops->thread_open(&be, &tc), 0);
+	struct td_emu *e = tc.priv;
+	e->clock = fake_clock; /* exact figures from here on */
+	fake_ns = e->last_ns;
+	struct td_sample a, b;
+	struct td_counts acc = { 0 };
+	be.ops->snapshot(&be, &tc, &a);
+	fake_ns += 10000;
+	be.ops->snapshot(&be, &tc, &b);
+	be.ops->accumulate(&be, &a, &b, &acc);
+	cr_assert_eq(be.ops->reset(&be, &tc), 0);
+	be.ops->snapshot(&be, &tc, &a);
+	fake_ns += 5000;
+	be.ops->snapshot(&be, &tc, &b);
+	be.ops->accumulate(&be, &a, &b, &acc);
+	cr_expect_eq(acc.events[0], 90000, "instructions %lu", acc.events[0]);
+	cr_expect_eq(acc.events[1], 45000, "cycles %lu", acc.events[1]);
+	cr_expect_eq(acc.slots, 60000);
+	cr_expect_gt(e->switches, 0);
+	be.ops->thread_close(&be, &tc);
+	be.ops->exit(&be);
+	td_config_exit(&cfg);
+}
