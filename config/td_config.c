@@ -299,6 +299,7 @@ int td_config_apply_env(struct td_config *cfg, const char *(*getenv_fn)(const ch
 		{ "TDPROBE_EMULATE", "emulate", "fractions" },
 		{ "TDPROBE_LOG", "general", "log" },
 		{ "TDPROBE_STRICT", "general", "strict" },
+		{ "TDPROBE_ON_SIGNAL", "output", "on_signal" },
 	};
 	for (size_t i = 0; i < sizeof(env_keys) / sizeof(env_keys[0]); i++) {
 		const char *v = getenv_fn(env_keys[i].var);

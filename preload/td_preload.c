@@ -219,6 +219,8 @@ int td_startup(void)
 		else
 			td_err("function regions are not built into this library");
 	}
+	if (td_signal_install)
+		td_signal_install(c);
 	main_t->guard = 0;
 	atomic_store(&td_state, TD_STATE_RUNNING);
 	return 0;
