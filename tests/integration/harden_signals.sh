@@ -3,7 +3,7 @@
 # report, then ends the process exactly as it would have (same wait status,
 # same core dump); a program's own handlers, oldact, signal(), SA_RESETHAND,
 # masks and SIG_IGN behave as without us.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 LIB=$(realpath "$LIB"); T=$(realpath "$TARGETS/t_signal")
 # The runner prints how the program ended, after the program's own output.
 ws() { python3 "$HERE/waitstatus.py" "$@"; }
