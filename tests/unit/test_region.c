@@ -11,6 +11,8 @@
 
 static uint64_t fake_now;      /* what the next snapshot reads */
 static unsigned fake_snapshots; /* snapshots taken */
+static uint64_t fake_reset_at;  /* fake_now at the last reset: slots count from there */
+static unsigned fake_resets;
 
 static void fake_snapshot(const struct td_backend *be, struct td_thread_counters *tc,
 			  struct td_sample *out)
@@ -18,14 +20,26 @@ static void fake_snapshot(const struct td_backend *be, struct td_thread_counters
 	memset(out, 0, sizeof(*out));
 	out->wall_ns = fake_now;
 	out->cpu_ns = fake_now;
-	out->slots = 4 * fake_now;
+	out->slots = 4 * (fake_now - fake_reset_at);
+	out->epoch = fake_resets;
 	out->flags = TD_SAMPLE_OK;
 	fake_snapshots++;
+}
+
+static int fake_reset(const struct td_backend *be, struct td_thread_counters *tc)
+{
+	fake_reset_at = fake_now;
+	fake_resets++;
+	return 0;
 }
 
 static void fake_accumulate(const struct td_backend *be, const struct td_sample *a,
 			    const struct td_sample *b, struct td_counts *acc)
 {
+	if (a->epoch != b->epoch) {
+		acc->invalid++;
+		return;
+	}
 	acc->wall_ns += b->wall_ns - a->wall_ns;
 	acc->cpu_ns += b->cpu_ns - a->cpu_ns;
 	acc->slots += b->slots - a->slots;
@@ -43,6 +57,8 @@ static const struct td_backend_ops fake_ops = {
 static struct td_collector c;
 static struct td_thread t;
 
+static struct td_backend_ops fake_reset_ops;
+
 static void setup_with(unsigned long max_depth, unsigned long max_callsites, unsigned long depth)
 {
 	memset(&c, 0, sizeof(c));
@@ -56,6 +72,9 @@ static void setup_with(unsigned long max_depth, unsigned long max_callsites, uns
 	cr_assert_not_null(t.regions);
 	fake_now = 0;
 	fake_snapshots = 0;
+	fake_reset_at = 0;
+	fake_resets = 0;
+	c.cfg.reset_policy = TD_RESET_NEVER;
 }
 
 static void setup(void) { setup_with(256, 4096, 1); }
@@ -387,4 +406,58 @@ Test(region, concurrent_reader_sees_consistent_entries)
 		     (unsigned long)atomic_load(&bad_reads));
 	cr_assert_gt(atomic_load(&stable_reads), 0);
 	cr_assert_eq(find(3, 0x4003, false)->calls, 200000 / 7 + (200000 % 7 > 3));
+}
+
+/* [topdown] reset = outermost: a new epoch at an outermost entry once the
+ * slots since the last reset pass the threshold, never inside a region;
+ * regions stay exact across epochs. */
+static void setup_reset(enum td_reset_policy policy)
+{
+	setup_with(256, 4096, 1);
+	fake_reset_ops = fake_ops;
+	fake_reset_ops.reset = fake_reset;
+	c.backend.ops = &fake_reset_ops;
+	c.cfg.reset_policy = policy;
+	c.cfg.reset_threshold = 1000; /* slots: 250 ns of fake time */
+	td_regions_delete(t.regions);
+	t.regions = td_regions_new(&c.cfg);
+	td_thread_snapshot(&c, &t, &t.seg_start);
+}
+
+Test(region_small, outermost_reset_policy_resets_only_at_outermost_entries)
+{
+	setup_reset(TD_RESET_OUTERMOST);
+	enter_at(100, 0, 0x1000); /* 400 slots since reset: no */
+	enter_at(400, 1, 0x2000); /* nested, 1600 slots: never inside a region */
+	exit_at(450, 1);
+	exit_at(500, 0);
+	cr_assert_eq(fake_resets, 0);
+	enter_at(600, 0, 0x1000); /* outermost, 2400 slots: reset */
+	cr_assert_eq(fake_resets, 1);
+	exit_at(650, 0);
+	enter_at(700, 0, 0x1000); /* 200 slots since the reset: no */
+	exit_at(720, 0);
+	cr_assert_eq(fake_resets, 1);
+	cr_assert_eq(atomic_load(&t.regions->resets), 1);
+
+	struct td_region_entry *a = find(0, 0x1000, false), *b = find(1, 0x2000, false);
+	cr_assert_eq(a->calls, 3);
+	cr_assert_eq(a->incl.invalid, 0, "a region straddled a reset");
+	cr_assert_eq(a->incl.wall_ns, 400 + 50 + 20);
+	cr_assert_eq(a->incl.slots, 4 * (400 + 50 + 20));
+	cr_assert_eq(excl_wall(a), 400 + 50 + 20 - 50);
+	cr_assert_eq(b->incl.slots, 200);
+	/* The thread's own figures were folded before the reset. */
+	cr_assert_eq(t.total.wall_ns, 600);
+}
+
+Test(region_small, never_reset_policy_never_resets)
+{
+	setup_reset(TD_RESET_NEVER);
+	for (int i = 0; i < 10; i++) {
+		enter_at(1000 * (uint64_t)i, 0, 0x1000);
+		exit_at(1000 * (uint64_t)i + 500, 0);
+	}
+	cr_assert_eq(fake_resets, 0);
+	cr_assert_eq(find(0, 0x1000, false)->incl.slots, 10 * 2000);
 }
