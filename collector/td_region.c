@@ -269,7 +269,9 @@ int td_region_enter(struct td_collector *c, struct td_thread *t, int region_id, 
 	struct td_region_frame *f = &r->stack[d];
 	f->region = region_id;
 	f->entry = e;
-	f->counting = r->open[region_id] == 0;
+	/* Recursive activations count their call only; so does every frame
+	 * with the none backend (counting off: no snapshot at all). */
+	f->counting = r->open[region_id] == 0 && c->backend.ops != &td_backend_none_ops;
 	if (d == 0)
 		f->parent = -1;
 	else

@@ -461,3 +461,20 @@ Test(region_small, never_reset_policy_never_resets)
 	cr_assert_eq(fake_resets, 0);
 	cr_assert_eq(find(0, 0x1000, false)->incl.slots, 10 * 2000);
 }
+
+Test(region, none_backend_counts_calls_and_call_sites_only)
+{
+	c.backend.ops = &td_backend_none_ops;
+	enter_at(0, 0, 0x1000);
+	enter_at(10, 1, 0x2000);
+	exit_at(20, 1);
+	exit_at(30, 0);
+	enter_at(40, 0, 0x1008);
+	exit_at(50, 0);
+	cr_assert_eq(find(0, 0x1000, false)->calls, 1);
+	cr_assert_eq(find(0, 0x1008, false)->calls, 1);
+	cr_assert_eq(find(1, 0x2000, false)->calls, 1);
+	cr_assert_eq(find(0, 0x1000, false)->incl.deltas, 0);
+	cr_assert_eq(td_region_depth(&t), 0);
+	cr_assert_eq(fake_snapshots, 0);
+}
