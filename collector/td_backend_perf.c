@@ -1,9 +1,11 @@
 /* perf backend: per-thread perf_event_open groups read with read(2).
  *
  * What it counts, in td_sample.events[] order (be->event_names):
- *   1. the events of a generic-event TopDown formula set, when the machine
- *      has one (Skylake family, Zen 4: td_formulas.h), turned into node
- *      slot counts at report time by td_formulas_apply;
+ *   1. the events of a TopDown formula set, when the machine has one
+ *      (td_formulas.h): Skylake family and Zen 4 generic events, turned
+ *      into node slot counts at report time by td_formulas_apply; or, on
+ *      perf-metrics CPUs (when rdpmc cannot run), the kernel's topdown-*
+ *      slot counts behind a pinned slots leader (SLOTS in td_sample.slots);
  *   2. [counters] software_events (default task-clock), then [counters]
  *      events, parsed by td_events.
  * A hidden task-clock leads the software group (unless the user listed
@@ -46,6 +48,7 @@ struct perf_state {
 	struct td_event_spec specs[PERF_MAX_SPECS]; /* fd order: tc->fds[i] is specs[i] */
 	struct td_events_plan plan;
 	int cpu_spec;                   /* spec giving cpu_ns (task-clock), -1 none */
+	int slots_spec;                 /* perf-metrics slots leader (td_sample.slots), -1 none */
 	int visible[TD_MAX_EVENTS];     /* events[i] comes from specs[visible[i]] */
 	bool user_read;                 /* mmap hardware events for user-space reads */
 	enum td_formula_set formulas;
@@ -67,19 +70,31 @@ static int perf_build(struct td_backend *be, struct perf_state *st, enum td_form
 	char err[200];
 
 	const struct td_formula_desc *d = td_formulas_desc(set);
+	uint32_t pmu_type = PERF_TYPE_RAW;
+	if (d && d->core_pmu_type) {
+		const struct td_machine *m = be->machine;
+		if (!m || m->core_pmu < 0 || m->pmus[m->core_pmu].type < 0) {
+			snprintf(be->reason, sizeof(be->reason), "no core PMU type in sysfs");
+			return -ENOENT;
+		}
+		pmu_type = (uint32_t)m->pmus[m->core_pmu].type; /* never hard-coded */
+	}
 	if (d) {
 		for (int i = 0; i < d->nr_events; i++) {
 			memset(&vis[nvis], 0, sizeof(vis[nvis]));
 			snprintf(vis[nvis].name, sizeof(vis[nvis].name), "%s", d->events[i].name);
-			vis[nvis].type = PERF_TYPE_RAW;
+			vis[nvis].type = pmu_type;
 			vis[nvis].config = d->events[i].config;
+			vis[nvis].pin = d->core_pmu_type;
 			nvis++;
 		}
 	}
 	const char *sw = cfg && cfg->software_events && cfg->software_events[0] ? cfg->software_events
 										 : NULL;
 	const char *ev = cfg && cfg->events && cfg->events[0] ? cfg->events : NULL;
-	if (!sw && !ev)
+	/* task-clock is counted anyway (hidden, for cpu_ns); shown by default
+	 * only when no formula set fills the events. */
+	if (!sw && !ev && !d)
 		sw = "task-clock";
 	rc = td_events_parse_list(sw, "[counters] software_events", sysfs, vis, &nvis,
 				  TD_MAX_EVENTS, err, sizeof(err));
@@ -94,8 +109,9 @@ static int perf_build(struct td_backend *be, struct perf_state *st, enum td_form
 		return rc;
 	}
 
-	/* Spec order: task-clock, other software events, hardware events, so
-	 * runs of one kind become one group each. */
+	/* Spec order: task-clock, other software events, the perf-metrics
+	 * group (slots leader first, pinned together), other hardware events,
+	 * so runs of one kind become one group each. */
 	int n = 0, tc_vis = -1;
 	for (int i = 0; i < nvis; i++)
 		if (vis[i].type == PERF_TYPE_SOFTWARE && vis[i].config == PERF_COUNT_SW_TASK_CLOCK) {
@@ -109,13 +125,25 @@ static int perf_build(struct td_backend *be, struct perf_state *st, enum td_form
 		td_events_parse("task-clock", NULL, &st->specs[n]);
 		st->specs[n++].tag = -1;
 	}
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 3; pass++) {
+		if (pass == 1 && d && d->core_pmu_type) {
+			struct td_event_spec *sl = &st->specs[n++];
+			memset(sl, 0, sizeof(*sl));
+			snprintf(sl->name, sizeof(sl->name), "slots");
+			sl->type = pmu_type;
+			sl->config = 0x0400; /* event 0x00 umask 0x04: fixed counter 3 */
+			sl->pin = 1;
+			sl->tag = -2;
+		}
 		for (int i = 0; i < nvis; i++) {
-			if (i == tc_vis || td_events_is_software(&vis[i]) != (pass == 0))
+			bool sw = td_events_is_software(&vis[i]);
+			int want = sw ? 0 : vis[i].pin ? 1 : 2;
+			if (i == tc_vis || want != pass)
 				continue;
 			st->specs[n] = vis[i];
 			st->specs[n++].tag = i;
 		}
+	}
 	st->nr_specs = n;
 	be->nr_events = nvis;
 	for (int i = 0; i < nvis; i++)
@@ -131,7 +159,10 @@ static void perf_map(struct td_backend *be, struct perf_state *st)
 	for (int i = 0; i < TD_MAX_EVENTS; i++)
 		spec_of[i] = -1;
 	st->cpu_spec = -1;
+	st->slots_spec = -1;
 	for (int k = 0; k < st->nr_specs; k++) {
+		if (st->specs[k].tag == -2)
+			st->slots_spec = k;
 		if (st->specs[k].tag >= 0)
 			spec_of[st->specs[k].tag] = k;
 		if (st->specs[k].type == PERF_TYPE_SOFTWARE &&
@@ -165,7 +196,8 @@ static int perf_probe(struct td_backend *be)
 	const struct td_machine *m = be->machine;
 	bool excl = cfg ? cfg->exclude_kernel : true;
 	const char *why = "no machine facts";
-	enum td_formula_set set = m ? td_formulas_choose(m, &why) : TD_FORMULAS_NONE;
+	int wanted = cfg ? (int)cfg->topdown_level : 2;
+	enum td_formula_set set = m ? td_formulas_choose_level(m, wanted, &why) : TD_FORMULAS_NONE;
 	char dropped[256], td_lost[160] = "";
 	int rc;
 
@@ -181,6 +213,11 @@ static int perf_probe(struct td_backend *be)
 	for (;;) {
 		memset(st, 0, sizeof(*st));
 		rc = perf_build(be, st, set);
+		if (rc == -E2BIG && set == TD_FORMULAS_PERF_METRICS_L2) {
+			/* Level 2 takes all 8 event slots: make room for the user's. */
+			set = TD_FORMULAS_PERF_METRICS_L1;
+			continue;
+		}
 		if (rc)
 			goto fail;
 		rc = td_events_plan(st->specs, &st->nr_specs, excl, &st->plan, dropped,
@@ -206,7 +243,7 @@ static int perf_probe(struct td_backend *be)
 	st->formulas = set;
 	st->user_read = perf_reader() != NULL;
 	be->priv = st;
-	be->topdown_level = set != TD_FORMULAS_NONE ? 1 : 0;
+	be->topdown_level = set == TD_FORMULAS_NONE ? 0 : set == TD_FORMULAS_PERF_METRICS_L2 ? 2 : 1;
 	be->method = set != TD_FORMULAS_NONE ? td_formulas_desc(set)->method
 					     : "perf_event_open group read()";
 
@@ -277,7 +314,9 @@ static int perf_thread_open(struct td_backend *be, struct td_thread_counters *tc
 		size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 		for (int i = 0; i < be->nr_events; i++) {
 			int k = st->visible[i];
-			if (td_events_is_software(&st->specs[k]))
+			/* Metric events' pages give the raw PERF_METRICS word, not
+			 * a count: those are read with read() only. */
+			if (td_events_is_software(&st->specs[k]) || st->specs[k].pin)
 				continue;
 			void *p = mmap(NULL, pg, PROT_READ, MAP_SHARED, tc->fds[k], 0);
 			tc->event_pages[i] = p == MAP_FAILED ? NULL : p;
@@ -346,6 +385,7 @@ static void perf_read(const struct td_backend *be, struct td_thread_counters *tc
 	}
 	for (int i = 0; i < be->nr_events; i++)
 		out->events[i] = vals[st->visible[i]];
+	out->slots = st->slots_spec >= 0 ? vals[st->slots_spec] : 0;
 	if (st->cpu_spec >= 0) {
 		out->cpu_ns = vals[st->cpu_spec];
 	} else if (self) {
@@ -384,6 +424,7 @@ static void perf_accumulate(const struct td_backend *be, const struct td_sample 
 	acc->wall_ns += sub0(b->wall_ns, a->wall_ns);
 	for (int i = 0; i < be->nr_events; i++)
 		acc->events[i] += sub0(b->events[i], a->events[i]);
+	acc->slots += sub0(b->slots, a->slots);
 	acc->time_enabled += sub0(b->time_enabled, a->time_enabled);
 	acc->time_running += sub0(b->time_running, a->time_running);
 	acc->deltas++;

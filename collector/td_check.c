@@ -230,7 +230,8 @@ static void print_open(FILE *out, const struct td_check_env *env)
 }
 
 /* TopDown as the facts allow it; returns the level. */
-static int print_topdown(FILE *out, const struct td_config *cfg, const struct td_machine *m)
+static int print_topdown(FILE *out, const struct td_config *cfg, const struct td_machine *m,
+			 const struct td_check_env *env)
 {
 	char phrase[96];
 	const char *why;
@@ -247,6 +248,9 @@ static int print_topdown(FILE *out, const struct td_config *cfg, const struct td
 		if (cfg && cfg->topdown_level >= 2 && m->topdown_level < 2)
 			line(out, "", "level 2 asked, level 1 only: level 2 needs Sapphire Rapids "
 			     "(Golden Cove) or later");
+		if (env->rdpmc == 0)
+			line(out, "", "without rdpmc the perf backend reads the same counters with "
+			     "read() (one syscall per snapshot)");
 		if (m->hybrid)
 			line(out, "", "hybrid: counts only while a thread runs on %s CPUs %s; E-core "
 			     "time is reported as not running", p->name, p->cpus);
@@ -353,7 +357,7 @@ int td_check_report(const struct td_config *cfg, const struct td_machine *m,
 		     cfg->source ? cfg->source : "built-in defaults", asked, cfg->topdown_level);
 	print_cpu(out, m);
 	print_pmus(out, m);
-	print_topdown(out, cfg, m);
+	print_topdown(out, cfg, m, env);
 	print_rdpmc(out, m, env);
 	print_paranoid(out, cfg, m, env);
 	print_open(out, env);

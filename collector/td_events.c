@@ -407,6 +407,14 @@ static void plan_range(struct plan_state *st, int lo, int hi)
 		return;
 	}
 	bool splittable = rc == -EINVAL || rc == -ENOSPC || rc == -ENODATA;
+	if (st->specs[lo].pin) {
+		/* Pinned: all or nothing. */
+		for (int k = lo; k < hi; k++) {
+			st->drop[k] = true;
+			st->errs[k] = rc;
+		}
+		return;
+	}
 	if (hi - lo == 1 || !splittable) {
 		/* A per-event error (ENOENT, EACCES, ...) is the failing event's
 		 * own; drop it and plan the rest. */
@@ -439,11 +447,12 @@ int td_events_plan(struct td_event_spec *specs, int *n, bool exclude_kernel,
 	if (dropped && droppedlen)
 		dropped[0] = '\0';
 	struct plan_state st = { specs, drop, errs, plan, exclude_kernel, 0 };
-	/* Runs of the same kind (software / not) start as one group each. */
+	/* Runs of the same kind (software / not, pin) start as one group each. */
 	for (int lo = 0; lo < count;) {
 		int hi = lo + 1;
-		while (hi < count && td_events_is_software(&specs[hi]) ==
-					     td_events_is_software(&specs[lo]))
+		while (hi < count &&
+		       td_events_is_software(&specs[hi]) == td_events_is_software(&specs[lo]) &&
+		       specs[hi].pin == specs[lo].pin)
 			hi++;
 		plan_range(&st, lo, hi);
 		lo = hi;

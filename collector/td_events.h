@@ -32,6 +32,9 @@ struct td_event_spec {
 	uint64_t config;
 	uint64_t config1;
 	int tag;          /* caller's own (kept through td_events_plan) */
+	int pin;          /* nonzero: consecutive specs with the same pin form one group
+			   * that is never split (a TopDown slots leader and its
+			   * metric events); it opens whole or is dropped whole */
 };
 
 /* Parses one token into out. sysfs_root (NULL: "/sys") is only read for
@@ -88,7 +91,8 @@ struct td_events_plan {
 };
 
 /* Decides a schedulable grouping of specs[0..*n) by trial opens on the
- * calling thread: software events first in one group, the rest in one group;
+ * calling thread: each run of software events, of other events, and of
+ * specs sharing a pin starts as one group;
  * a group the kernel rejects (EINVAL, ENOSPC) or never schedules (time
  * running stays 0 over a short busy spin) is split in halves until single
  * events; a single event that cannot be opened or scheduled is dropped from

@@ -15,7 +15,8 @@ static const struct td_formula_desc descs[] = {
 	    { "uops_issued.any", 0x010e },
 	    { "uops_retired.retire_slots", 0x02c2 },
 	    { "idq_uops_not_delivered.core", 0x019c },
-	    { "int_misc.recovery_cycles", 0x010d } } },
+	    { "int_misc.recovery_cycles", 0x010d } },
+	  false },
 	{ TD_FORMULAS_SKYLAKE_SMT, "skylake-generic-smt (per-thread SMT correction)", 7,
 	  { { "cpu_clk_unhalted.thread", 0x003c },
 	    { "uops_issued.any", 0x010e },
@@ -23,14 +24,32 @@ static const struct td_formula_desc descs[] = {
 	    { "idq_uops_not_delivered.core", 0x019c },
 	    { "int_misc.recovery_cycles", 0x010d },
 	    { "cpu_clk_thread_unhalted.one_thread_active", 0x023c },
-	    { "cpu_clk_thread_unhalted.ref_xclk", 0x013c } } },
+	    { "cpu_clk_thread_unhalted.ref_xclk", 0x013c } },
+	  false },
 	{ TD_FORMULAS_ZEN4, "zen4-pipeline-utilization (6 slots/cycle)", 6,
 	  { { "ls_not_halted_cyc", 0x76 },
 	    { "ex_ret_ops", 0xc1 },
 	    { "de_src_op_disp.all", 0x7aa },
 	    { "de_no_dispatch_per_slot.no_ops_from_frontend", 0x1000001a0ull },
 	    { "de_no_dispatch_per_slot.backend_stalls", 0x100001ea0ull },
-	    { "de_no_dispatch_per_slot.smt_contention", 0x1000060a0ull } } },
+	    { "de_no_dispatch_per_slot.smt_contention", 0x1000060a0ull } },
+	  false },
+	{ TD_FORMULAS_PERF_METRICS_L1, "perf-metrics level 1 (group read())", 4,
+	  { { "topdown-retiring", 0x8000 },
+	    { "topdown-bad-spec", 0x8100 },
+	    { "topdown-fe-bound", 0x8200 },
+	    { "topdown-be-bound", 0x8300 } },
+	  true },
+	{ TD_FORMULAS_PERF_METRICS_L2, "perf-metrics level 2 (group read())", 8,
+	  { { "topdown-retiring", 0x8000 },
+	    { "topdown-bad-spec", 0x8100 },
+	    { "topdown-fe-bound", 0x8200 },
+	    { "topdown-be-bound", 0x8300 },
+	    { "topdown-heavy-ops", 0x8400 },
+	    { "topdown-br-mispredict", 0x8500 },
+	    { "topdown-fetch-lat", 0x8600 },
+	    { "topdown-mem-bound", 0x8700 } },
+	  true },
 };
 
 const struct td_formula_desc *td_formulas_desc(enum td_formula_set set)
@@ -75,6 +94,12 @@ static bool is_zen4(int family, int model)
 
 enum td_formula_set td_formulas_choose(const struct td_machine *m, const char **why)
 {
+	return td_formulas_choose_level(m, 2, why);
+}
+
+enum td_formula_set td_formulas_choose_level(const struct td_machine *m, int wanted,
+					     const char **why)
+{
 	const char *dummy;
 	if (!why)
 		why = &dummy;
@@ -83,8 +108,10 @@ enum td_formula_set td_formulas_choose(const struct td_machine *m, const char **
 		return TD_FORMULAS_NONE;
 	}
 	if (m->topdown_level > 0) {
-		*why = "the CPU has perf-metrics: use the rdpmc backend";
-		return TD_FORMULAS_NONE;
+		/* rdpmc is the better path; this is for when it cannot run. */
+		*why = "perf-metrics read with read() (one syscall per snapshot)";
+		return m->topdown_level >= 2 && wanted >= 2 ? TD_FORMULAS_PERF_METRICS_L2
+							    : TD_FORMULAS_PERF_METRICS_L1;
 	}
 	if (!strcmp(m->vendor, "GenuineIntel") && m->family == 6 && is_skylake_family(m->model)) {
 		*why = m->smt ? "Intel Skylake family with SMT on: per-thread SMT-corrected slots"
@@ -246,6 +273,27 @@ int td_formulas_arm_l1(const struct td_arm_counts *c, int slots, unsigned long m
 	return 0;
 }
 
+static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+void td_formulas_perf_metrics(const uint64_t *ev, int level, uint64_t *node)
+{
+	memset(node, 0, TD_NODE_COUNT * sizeof(node[0]));
+	node[TD_RETIRING] = ev[TD_PM_RETIRING];
+	node[TD_BAD_SPECULATION] = ev[TD_PM_BAD_SPEC];
+	node[TD_FRONTEND_BOUND] = ev[TD_PM_FE_BOUND];
+	node[TD_BACKEND_BOUND] = ev[TD_PM_BE_BOUND];
+	if (level < 2)
+		return;
+	node[TD_HEAVY_OPERATIONS] = ev[TD_PM_HEAVY_OPS];
+	node[TD_LIGHT_OPERATIONS] = sub0(ev[TD_PM_RETIRING], ev[TD_PM_HEAVY_OPS]);
+	node[TD_BRANCH_MISPREDICTS] = ev[TD_PM_BR_MISPREDICT];
+	node[TD_MACHINE_CLEARS] = sub0(ev[TD_PM_BAD_SPEC], ev[TD_PM_BR_MISPREDICT]);
+	node[TD_FETCH_LATENCY] = ev[TD_PM_FETCH_LAT];
+	node[TD_FETCH_BANDWIDTH] = sub0(ev[TD_PM_FE_BOUND], ev[TD_PM_FETCH_LAT]);
+	node[TD_MEMORY_BOUND] = ev[TD_PM_MEM_BOUND];
+	node[TD_CORE_BOUND] = sub0(ev[TD_PM_BE_BOUND], ev[TD_PM_MEM_BOUND]);
+}
+
 static uint64_t round_slots(double fraction, double slots)
 {
 	double v = fraction * slots;
@@ -264,6 +312,16 @@ int td_formulas_apply_counts(const struct td_backend *be, struct td_counts *c)
 	case TD_FORMULAS_ZEN4:
 		td_formulas_zen4(c->events, &r);
 		break;
+	case TD_FORMULAS_PERF_METRICS_L1:
+	case TD_FORMULAS_PERF_METRICS_L2:
+		c->smt_slots = 0;
+		if (!c->slots) {
+			memset(c->node, 0, sizeof(c->node));
+			return -ENODATA;
+		}
+		td_formulas_perf_metrics(c->events, set == TD_FORMULAS_PERF_METRICS_L2 ? 2 : 1,
+					 c->node);
+		return 0;
 	default:
 		return -ENOENT;
 	}

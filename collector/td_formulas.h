@@ -28,28 +28,41 @@ enum td_formula_set {
 	TD_FORMULAS_SKYLAKE,     /* SMT off: SLOTS = 4·CLKS */
 	TD_FORMULAS_SKYLAKE_SMT, /* SMT on, per thread: the ONE_THREAD_ACTIVE correction */
 	TD_FORMULAS_ZEN4,
+	TD_FORMULAS_PERF_METRICS_L1, /* Intel perf-metrics read with read(2): slot counts */
+	TD_FORMULAS_PERF_METRICS_L2,
 };
 
 /* Index of each event in td_sample.events[] for a formula set. */
 enum { TD_SKL_CLKS, TD_SKL_UOPS_ISSUED, TD_SKL_RETIRE_SLOTS, TD_SKL_IDQ_NOT_DELIVERED,
        TD_SKL_RECOVERY_CYCLES, TD_SKL_ONE_THREAD_ACTIVE, TD_SKL_REF_XCLK, TD_SKL_NR };
+/* perf-metrics: the slots leader is td_sample.slots; events are the
+ * kernel's per-node slot counts (topdown-* events read with read()). */
+enum { TD_PM_RETIRING, TD_PM_BAD_SPEC, TD_PM_FE_BOUND, TD_PM_BE_BOUND, TD_PM_HEAVY_OPS,
+       TD_PM_BR_MISPREDICT, TD_PM_FETCH_LAT, TD_PM_MEM_BOUND, TD_PM_NR };
 enum { TD_ZEN4_CYCLES, TD_ZEN4_RET_OPS, TD_ZEN4_DISP_OPS, TD_ZEN4_NO_DISP_FRONTEND,
        TD_ZEN4_NO_DISP_BACKEND, TD_ZEN4_NO_DISP_SMT, TD_ZEN4_NR };
 
 struct td_formula_event {
-	const char *name;   /* perf JSON name, shown in reports */
-	uint64_t config;    /* PERF_TYPE_RAW encoding */
+	const char *name;   /* perf JSON / sysfs name, shown in reports */
+	uint64_t config;    /* PERF_TYPE_RAW encoding, or the core PMU's (perf-metrics) */
 };
 
 struct td_formula_desc {
 	enum td_formula_set set;
 	const char *method;       /* be->method: names the formula set */
 	int nr_events;
-	struct td_formula_event events[TD_SKL_NR];
+	struct td_formula_event events[TD_PM_NR];
+	bool core_pmu_type;       /* events use the core PMU's sysfs type, slots leader first */
 };
 
-/* The formula set for this machine, or NONE; *why says why, one phrase. */
+/* The formula set for this machine, or NONE; *why says why, one phrase.
+ * Perf-metrics CPUs get the read() variant (level min(machine, wanted)). */
 enum td_formula_set td_formulas_choose(const struct td_machine *m, const char **why);
+enum td_formula_set td_formulas_choose_level(const struct td_machine *m, int wanted,
+					     const char **why);
+/* Node slot counts from perf-metrics slot counts (L2 derived by clamped
+ * subtraction, as the rdpmc path does). level 1 or 2. */
+void td_formulas_perf_metrics(const uint64_t *ev, int level, uint64_t *node);
 /* Description of a set (NULL for NONE). */
 const struct td_formula_desc *td_formulas_desc(enum td_formula_set set);
 /* The set whose method string is be->method (NONE if none). */
@@ -93,8 +106,9 @@ void td_formulas_neoverse_n1(const struct td_arm_counts *c, struct td_stall_cycl
 int td_formulas_arm_l1(const struct td_arm_counts *c, int slots, unsigned long midr,
 		       struct td_l1 *out);
 
-/* Fills c->node[] (level 1), c->slots and c->smt_slots from c->events[]
- * for be's formula set. Idempotent (recomputed from events each time), so
+/* Fills c->node[] (level 1; level 2 for perf-metrics L2), c->slots and
+ * c->smt_slots from c->events[] for be's formula set (perf-metrics: c->slots
+ * is the accumulated SLOTS and is kept). Idempotent (recomputed from events each time), so
  * call it on every counts object, merged ones included, before writing
  * metrics. Leaves c untouched when be has no formula set; when no cycles
  * were counted, nodes and slots are 0 ("no data": the metrics writer then

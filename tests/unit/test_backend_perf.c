@@ -330,3 +330,49 @@ Test(backend_perf, formula_set_chosen_but_unopenable_here)
 	cr_expect(strstr(f.be.reason, "skylake-generic-smt") != NULL, "%s", f.be.reason);
 	teardown(&f);
 }
+
+/* Perf-metrics through read(): the kernel's per-node slot counts behind a
+ * slots leader, accumulated as deltas and turned into nodes at report time.
+ * The accumulate/apply path is exact; opening needs a PMU (SPR facts). */
+Test(backend_perf, perf_metrics_read_path)
+{
+	struct fixture f;
+	int rc = setup(&f, "[counters]\nbackend = perf\n", "spr");
+	cr_assert_eq(rc, 0, "%s", f.be.reason);
+	struct td_machine real;
+	td_machine_probe(&real, "/sys", "/proc");
+	if (real.nr_pmus == 0) {
+		cr_expect_eq(f.be.topdown_level, 0);
+		cr_expect(strstr(f.be.reason, "no TopDown (perf-metrics level 2 (group read()) formula "
+					      "events: slots (no such event") != NULL, "%s", f.be.reason);
+	}
+	teardown(&f);
+	/* User events do not fit beside the 8 level-2 events: level 1 instead. */
+	rc = setup(&f, "[counters]\nbackend = perf\nevents = page-faults\n", "spr");
+	cr_assert_eq(rc, 0, "%s", f.be.reason);
+	if (real.nr_pmus == 0)
+		cr_expect(strstr(f.be.reason, "no TopDown (perf-metrics level 1 (group read())") != NULL,
+			  "%s", f.be.reason);
+	teardown(&f);
+
+	struct td_backend be = { 0 };
+	be.ops = &td_backend_perf_ops;
+	be.method = td_formulas_desc(TD_FORMULAS_PERF_METRICS_L2)->method;
+	be.nr_events = 8;
+	struct td_sample a = { .flags = TD_SAMPLE_OK, .slots = 1000,
+			       .events = { 400, 100, 200, 300, 100, 50, 150, 200 } };
+	struct td_sample b = { .flags = TD_SAMPLE_OK, .slots = 11000,
+			       .events = { 4400, 1100, 2200, 3300, 1600, 750, 1350, 2700 } };
+	struct td_counts acc = { 0 };
+	td_backend_perf_ops.accumulate(&be, &a, &b, &acc);
+	cr_expect_eq(acc.slots, 10000);
+	td_formulas_apply(&be, &acc);
+	cr_expect_eq(acc.node[TD_RETIRING], 4000);
+	cr_expect_eq(acc.node[TD_BAD_SPECULATION], 1000);
+	cr_expect_eq(acc.node[TD_FRONTEND_BOUND], 2000);
+	cr_expect_eq(acc.node[TD_BACKEND_BOUND], 3000);
+	cr_expect_eq(acc.node[TD_LIGHT_OPERATIONS], 2500);
+	cr_expect_eq(acc.node[TD_MACHINE_CLEARS], 300);
+	cr_expect_eq(acc.node[TD_FETCH_BANDWIDTH], 800);
+	cr_expect_eq(acc.node[TD_CORE_BOUND], 500);
+}

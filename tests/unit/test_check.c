@@ -38,7 +38,7 @@ static int fake_select(struct td_backend *be, const struct td_config *cfg, const
 		return 0;
 	case TD_BACKEND_PERF:
 		be->ops = &fake_perf;
-		be->topdown_level = set != TD_FORMULAS_NONE;
+		be->topdown_level = set == TD_FORMULAS_NONE ? 0 : set == TD_FORMULAS_PERF_METRICS_L2 ? 2 : 1;
 		snprintf(be->reason, sizeof(be->reason), "perf events");
 		return 0;
 	default:
@@ -188,6 +188,7 @@ Test(check, rdpmc_knob_zero_says_how_to_fix)
 	run_check(&r, false);
 	expect_has(&r, "  rdpmc                no: the user page has cap_user_rdpmc = 0 (rdpmc knob 0?)\n");
 	expect_has(&r, "-> as root: echo 1 > /sys/bus/event_source/devices/<pmu>/rdpmc\n");
+	expect_has(&r, "without rdpmc the perf backend reads the same counters with read()");
 	expect_not(&r, "level 2 asked");
 	done(&r);
 }
@@ -266,7 +267,7 @@ Test(check, list_shows_pmus_backends_and_sysfs_events)
 	cr_expect_eq(r.status, 0);
 	expect_has(&r, "tdprobe list\nmachine\n");
 	expect_has(&r, "backends\n  rdpmc                yes, TopDown level 2: perf-metrics level 2\n");
-	expect_has(&r, "  perf                 yes, TopDown level 0: perf events\n");
+	expect_has(&r, "  perf                 yes, TopDown level 2: perf events\n");
 	expect_has(&r, "  software             yes, TopDown level 0: requested by configuration\n");
 	expect_has(&r, "  emulate              yes, TopDown level 2: emulated PMU\n");
 	expect_has(&r, "  auto                 -> rdpmc\n");

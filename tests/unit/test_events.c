@@ -260,3 +260,47 @@ Test(events, errno_hints)
 	cr_expect(strstr(td_events_errno_hint(ENOENT), "no such event") != NULL);
 	cr_expect(strstr(td_events_errno_hint(-ENODATA), "never scheduled") != NULL);
 }
+
+/* Pinned specs form their own group, never split, never merged. */
+Test(events, plan_keeps_pinned_runs_together)
+{
+	struct td_event_spec specs[4];
+	specs[0] = parse_ok("task-clock", NULL);
+	specs[1] = parse_ok("page-faults", NULL);
+	specs[2] = parse_ok("context-switches", NULL);
+	specs[3] = parse_ok("minor-faults", NULL);
+	specs[1].pin = specs[2].pin = 1;
+	struct td_events_plan plan;
+	char dropped[256];
+	int n = 4;
+	cr_assert_eq(td_events_plan(specs, &n, true, &plan, dropped, sizeof(dropped)), 0);
+	cr_expect_eq(n, 4);
+	cr_assert_eq(plan.nr_groups, 3);
+	cr_expect_eq(plan.group_start[0], 0);
+	cr_expect_eq(plan.group_start[1], 1);
+	cr_expect_eq(plan.group_start[2], 3);
+	cr_expect_eq(plan.group_start[3], 4);
+}
+
+Test(events, plan_drops_a_failing_pinned_group_whole)
+{
+	struct td_machine m;
+	td_machine_probe(&m, "/sys", "/proc");
+	if (m.nr_pmus > 0)
+		cr_skip_test("this machine has a PMU: raw slots may open");
+	struct td_event_spec specs[4];
+	specs[0] = parse_ok("task-clock", NULL);
+	specs[1] = parse_ok("r0400", NULL);
+	specs[2] = parse_ok("r8000", NULL);
+	specs[3] = parse_ok("page-faults", NULL);
+	specs[1].pin = specs[2].pin = 1;
+	struct td_events_plan plan;
+	char dropped[256];
+	int n = 4;
+	cr_assert_eq(td_events_plan(specs, &n, true, &plan, dropped, sizeof(dropped)), 0);
+	cr_expect_eq(n, 2);
+	cr_expect_str_eq(specs[1].name, "page-faults");
+	cr_expect(strstr(dropped, "r0400 (no such event") == dropped, "%s", dropped);
+	cr_expect(strstr(dropped, ", r8000 (no such event") != NULL, "%s", dropped);
+	cr_expect_eq(plan.nr_groups, 2);
+}

@@ -188,8 +188,13 @@ Test(formulas, choose_from_machine_facts)
 	m.model = 0x21; /* Zen 3 */
 	cr_expect_eq(td_formulas_choose(&m, &why), TD_FORMULAS_NONE);
 	m = machine("icl");
-	cr_expect_eq(td_formulas_choose(&m, &why), TD_FORMULAS_NONE);
+	cr_expect_eq(td_formulas_choose(&m, &why), TD_FORMULAS_PERF_METRICS_L1);
 	cr_expect(strstr(why, "perf-metrics") != NULL, "%s", why);
+	m = machine("spr");
+	cr_expect_eq(td_formulas_choose_level(&m, 2, &why), TD_FORMULAS_PERF_METRICS_L2);
+	cr_expect_eq(td_formulas_choose_level(&m, 1, &why), TD_FORMULAS_PERF_METRICS_L1);
+	m = machine("adl");
+	cr_expect_eq(td_formulas_choose(&m, &why), TD_FORMULAS_PERF_METRICS_L2);
 	m = machine("kvm");
 	cr_expect_eq(td_formulas_choose(&m, &why), TD_FORMULAS_NONE);
 	cr_expect_str_eq(why, "no hardware PMU: running under a hypervisor without vPMU");
@@ -237,4 +242,49 @@ Test(formulas, apply_fills_slot_counts_from_events)
 	be.method = "perf_event_open group read()";
 	cr_expect_eq(td_formulas_apply_counts(&be, &p), -ENOENT);
 	cr_expect_eq(p.slots, 7);
+}
+
+Test(formulas, perf_metrics_slot_counts_and_level2_derivation)
+{
+	/* Kernel slot counts per topdown event: L2 nodes are derived by clamped
+	 * subtraction (light = retiring - heavy, ...). */
+	uint64_t ev[TD_PM_NR] = { 4000, 1000, 2000, 3000, 1500, 700, 1200, 2500 };
+	uint64_t node[TD_NODE_COUNT];
+	td_formulas_perf_metrics(ev, 2, node);
+	cr_expect_eq(node[TD_RETIRING], 4000);
+	cr_expect_eq(node[TD_BAD_SPECULATION], 1000);
+	cr_expect_eq(node[TD_FRONTEND_BOUND], 2000);
+	cr_expect_eq(node[TD_BACKEND_BOUND], 3000);
+	cr_expect_eq(node[TD_HEAVY_OPERATIONS], 1500);
+	cr_expect_eq(node[TD_LIGHT_OPERATIONS], 2500);
+	cr_expect_eq(node[TD_BRANCH_MISPREDICTS], 700);
+	cr_expect_eq(node[TD_MACHINE_CLEARS], 300);
+	cr_expect_eq(node[TD_FETCH_LATENCY], 1200);
+	cr_expect_eq(node[TD_FETCH_BANDWIDTH], 800);
+	cr_expect_eq(node[TD_MEMORY_BOUND], 2500);
+	cr_expect_eq(node[TD_CORE_BOUND], 500);
+	/* A child larger than its parent (rounding in the kernel) clamps at 0. */
+	ev[TD_PM_BR_MISPREDICT] = 1001;
+	td_formulas_perf_metrics(ev, 2, node);
+	cr_expect_eq(node[TD_MACHINE_CLEARS], 0);
+	td_formulas_perf_metrics(ev, 1, node);
+	cr_expect_eq(node[TD_HEAVY_OPERATIONS], 0, "level 1 leaves level-2 nodes empty");
+}
+
+Test(formulas, perf_metrics_apply_keeps_accumulated_slots)
+{
+	struct td_backend be = { 0 };
+	struct td_counts c = { 0 };
+	be.method = td_formulas_desc(TD_FORMULAS_PERF_METRICS_L1)->method;
+	uint64_t ev[4] = { 400, 100, 200, 300 };
+	memcpy(c.events, ev, sizeof(ev));
+	c.slots = 1000;
+	cr_expect_eq(td_formulas_apply_counts(&be, &c), 0);
+	cr_expect_eq(c.slots, 1000);
+	cr_expect_eq(c.node[TD_RETIRING], 400);
+	cr_expect_eq(c.node[TD_BACKEND_BOUND], 300);
+	cr_expect_eq(c.node[TD_LIGHT_OPERATIONS], 0);
+	c.slots = 0;
+	cr_expect_eq(td_formulas_apply_counts(&be, &c), -ENODATA);
+	cr_expect_eq(c.node[TD_RETIRING], 0);
 }
