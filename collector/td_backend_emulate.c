@@ -85,10 +85,6 @@ static void td_emulate_snapshot(const struct td_backend *be, struct td_thread_co
 	td_emu_tick(e);
 	struct td_pmu_reader r = td_emu_reader(e);
 	td_backend_rdpmc_sample(&r, &e->leader_pg, &e->metric_pg, tc, out);
-	/* The emulated clock is the thread's CPU time: the value it had when
-	 * SLOTS was read, so slots = width x cpu time exactly. */
-	out->cpu_ns = (out->flags & TD_SAMPLE_OK) ? e->slots_ns : e->last_ns;
-	out->flags &= ~TD_SAMPLE_NO_CPU;
 }
 
 static int td_emulate_reset(const struct td_backend *be, struct td_thread_counters *tc)

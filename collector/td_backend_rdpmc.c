@@ -49,6 +49,12 @@ void td_backend_rdpmc_sample(const struct td_pmu_reader *r, const void *leader,
 		.time_running = v.running,
 		.flags = TD_SAMPLE_NO_CPU,
 	};
+	/* time_running of a per-thread group extrapolated to the SLOTS read is
+	 * the thread's CPU time while counted: no syscall needed. */
+	if (v.flags & TD_PMU_TIME_NOW) {
+		out->cpu_ns = v.running;
+		out->flags &= ~TD_SAMPLE_NO_CPU;
+	}
 	if (rc == 0) {
 		out->slots = v.value;
 		out->metrics = v.metrics;

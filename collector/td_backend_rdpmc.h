@@ -14,8 +14,9 @@
  * one that cannot be read makes the sample TD_SAMPLE_NOT_RUNNING (they
  * share the group's schedule, and read(2) would reset the TopDown
  * counters). wall_ns, epoch and the group's enabled/running times are set
- * in every case; cpu_ns is not known here (TD_SAMPLE_NO_CPU). Calling
- * thread only, hot path: no syscall. */
+ * in every case; cpu_ns is time_running extrapolated to the SLOTS read when
+ * the page has cap_user_time, else TD_SAMPLE_NO_CPU. Calling thread only,
+ * hot path: no syscall. */
 void td_backend_rdpmc_sample(const struct td_pmu_reader *r, const void *leader,
 			     const void *metric, const struct td_thread_counters *tc,
 			     struct td_sample *out);

@@ -243,6 +243,7 @@ static void td_emu_page_update(struct td_emu *e)
 		pg[i]->offset = i ? 0 : (int64_t)e->count;
 		pg[i]->time_enabled = e->enabled_ns;
 		pg[i]->time_running = e->running_ns;
+		pg[i]->time_offset = (uint64_t)0 - e->last_ns; /* as of this update */
 		__asm__ __volatile__("" ::: "memory");
 		pg[i]->lock++;
 	}
@@ -256,6 +257,7 @@ static void td_emu_page_update(struct td_emu *e)
 			v->pg.offset -= (int64_t)v->prev;
 		v->pg.time_enabled = e->enabled_ns;
 		v->pg.time_running = e->running_ns;
+		v->pg.time_offset = (uint64_t)0 - e->last_ns;
 		__asm__ __volatile__("" ::: "memory");
 		v->pg.lock++;
 	}
@@ -369,7 +371,9 @@ void td_emu_init(struct td_emu *e, const struct td_emu_spec *spec, uint64_t widt
 		pg->version = 0;
 		pg->compat_version = 0;
 		pg->cap_user_rdpmc = 1;
-		pg->cap_user_time = 0;
+		pg->cap_user_time = 1;
+		pg->time_mult = UINT32_C(1) << 31; /* TSC at 2 GHz: ns = tsc * 2^31 >> 32 */
+		pg->time_shift = 32;
 		pg->pmc_width = TD_EMU_PMC_WIDTH;
 	}
 	e->last_ns = e->clock(e->clock_arg);
@@ -478,6 +482,9 @@ struct perf_event_mmap_page *td_emu_add_event(struct td_emu *e, double rate)
 	v->rate = rate;
 	v->pg.cap_user_rdpmc = 1;
 	v->pg.pmc_width = TD_EMU_PMC_WIDTH;
+	v->pg.cap_user_time = 1;
+	v->pg.time_mult = UINT32_C(1) << 31;
+	v->pg.time_shift = 32;
 	v->prev = (uint64_t)-(int64_t)TD_EMU_MAX_PERIOD;
 	v->raw = v->prev & TD_EMU_MASK;
 	td_emu_page_update(e);
@@ -494,10 +501,8 @@ void td_emu_tick(struct td_emu *e)
 static uint64_t td_emu_exec(struct td_emu *e, uint32_t idx)
 {
 	td_emu_advance(e);
-	if (idx == TD_PMU_SLOTS_INDEX) {
-		e->slots_ns = e->last_ns;
+	if (idx == TD_PMU_SLOTS_INDEX)
 		return e->hw_slots & ((UINT64_C(1) << TD_EMU_PMC_WIDTH) - 1);
-	}
 	if (idx == TD_PMU_METRICS_INDEX)
 		return e->hw_metrics;
 	if (idx >= 1 && idx <= (uint32_t)e->nr_events)
@@ -528,11 +533,18 @@ int td_emu_read_checked(void *ctx, uint32_t idx, uint64_t *val)
 	return 0;
 }
 
+uint64_t td_emu_read_time(void *ctx)
+{
+	const struct td_emu *e = ctx;
+	return 2 * e->last_ns; /* emulated time moves at emulated instructions */
+}
+
 struct td_pmu_reader td_emu_reader(struct td_emu *e)
 {
 	return (struct td_pmu_reader){
 		.read_counter = td_emu_read_counter,
 		.read_checked = td_emu_read_checked,
 		.ctx = e,
+		.read_time = td_emu_read_time,
 	};
 }

@@ -6,7 +6,8 @@
  *   - two perf_event_mmap_page in ordinary memory (slots leader, metric
  *     sibling): lock, index (0x40000004 / 0x20000001, 0 when not running),
  *     offset (= the event's count: adding it to raw SLOTS double-counts, as
- *     on the real kernel), pmc_width 48, cap_user_rdpmc, time_enabled/running;
+ *     on the real kernel), pmc_width 48, cap_user_rdpmc, time_enabled/running
+ *     and cap_user_time with time_offset/mult/shift over an emulated TSC;
  *   - the counter-read instruction: idx 0x40000004 -> fixed counter 3 (raw
  *     SLOTS, 48 bits), idx 0x20000001 -> PERF_METRICS (8 x 8-bit fields);
  *   - SLOTS advancing with the thread's CPU time x width, split among the
@@ -117,7 +118,6 @@ struct td_emu {
 	uint64_t (*clock)(void *arg);  /* thread CPU ns */
 	void *clock_arg;
 	uint64_t last_ns;              /* clock at the last advance */
-	uint64_t slots_ns;             /* clock when SLOTS was last read */
 	int thread_prof, region_prof;  /* -1 when none */
 	char comm[16];
 	/* Emulated hardware. */
@@ -157,6 +157,10 @@ uint64_t td_emu_read_counter(void *ctx, uint32_t idx);
  * E-core instead of faulting; check and instruction are atomic, as the
  * rseq section makes them on hardware. */
 int td_emu_read_checked(void *ctx, uint32_t idx, uint64_t *val);
+/* The emulated time base (td_pmu_reader.read_time): a 2 GHz "TSC" over
+ * the thread's CPU clock as of the last emulated instruction; the pages
+ * carry cap_user_time with the matching time_mult/shift/offset. */
+uint64_t td_emu_read_time(void *ctx);
 /* A reader over e: the emulated instruction, guarded. */
 struct td_pmu_reader td_emu_reader(struct td_emu *e);
 

@@ -25,6 +25,36 @@ static uint64_t td_pmu_mask(uint64_t raw, unsigned width)
 	return raw & ((UINT64_C(1) << width) - 1);
 }
 
+/* Page time fields, copied inside the seqlock section. */
+struct td_pmu_time {
+	bool cap, cap_short;
+	uint16_t shift;
+	uint32_t mult;
+	uint64_t offset, cycles, mask;
+};
+
+static void td_pmu_time_load(const volatile struct perf_event_mmap_page *pg, struct td_pmu_time *t)
+{
+	t->cap = pg->cap_user_time;
+	t->cap_short = pg->cap_user_time_short;
+	t->shift = pg->time_shift;
+	t->mult = pg->time_mult;
+	t->offset = pg->time_offset;
+	t->cycles = pg->time_cycles;
+	t->mask = pg->time_mask;
+}
+
+/* ns since the page was last updated, from a time-base reading (the
+ * quotient/remainder split keeps cyc * mult from overflowing). */
+static uint64_t td_pmu_time_delta(const struct td_pmu_time *t, uint64_t cyc)
+{
+	if (t->cap_short)
+		cyc = t->cycles + ((cyc - t->cycles) & t->mask);
+	uint64_t quot = t->shift < 64 ? cyc >> t->shift : 0;
+	uint64_t rem = t->shift < 64 ? cyc & ((UINT64_C(1) << t->shift) - 1) : cyc;
+	return t->offset + quot * t->mult + ((rem * t->mult) >> t->shift);
+}
+
 /* 0, -EFAULT (refused here) or -EAGAIN (guard gave up). */
 static int td_pmu_exec(const struct td_pmu_reader *r, uint32_t idx, uint64_t *val)
 {
@@ -42,6 +72,8 @@ int td_pmu_read_counter(const struct td_pmu_reader *r,
 		td_pmu_barrier();
 		uint64_t enabled = pg->time_enabled;
 		uint64_t running = pg->time_running;
+		struct td_pmu_time tm;
+		td_pmu_time_load(pg, &tm);
 		uint32_t idx = pg->index;
 		int64_t offset = pg->offset;
 		unsigned width = pg->pmc_width;
@@ -50,11 +82,19 @@ int td_pmu_read_counter(const struct td_pmu_reader *r,
 		int rc = -EAGAIN;
 		if (cap && idx)
 			rc = td_pmu_exec(r, idx, &raw);
+		uint64_t cyc = tm.cap && r->read_time ? r->read_time(r->ctx) : 0;
 		td_pmu_barrier();
 		if (pg->lock != seq || (rc == -EAGAIN && cap && idx))
 			continue;
 		out->lock = seq;
 		out->index = idx;
+		out->flags = 0;
+		if (tm.cap && r->read_time) {
+			uint64_t d = td_pmu_time_delta(&tm, cyc);
+			enabled += d;
+			running += idx ? d : 0;
+			out->flags = TD_PMU_TIME_NOW;
+		}
 		out->enabled = enabled;
 		out->running = running;
 		out->metrics = 0;
@@ -78,18 +118,26 @@ int td_pmu_read_topdown(const struct td_pmu_reader *r,
 		td_pmu_barrier();
 		uint64_t enabled = leader->time_enabled;
 		uint64_t running = leader->time_running;
+		struct td_pmu_time tm;
+		td_pmu_time_load(leader, &tm);
 		uint32_t idx = leader->index;
 		uint32_t midx = metric->index;
 		unsigned width = leader->pmc_width;
 		bool cap = leader->cap_user_rdpmc && metric->cap_user_rdpmc;
-		uint64_t slots = 0, metrics = 0;
+		uint64_t slots = 0, metrics = 0, cyc = 0;
+		bool timed = tm.cap && r->read_time;
 		int rc = -EAGAIN;
 		/* SLOTS first, then PERF_METRICS: the fractions then describe at
-		 * least the slots read (the order perf's metrics-clear mode uses). */
+		 * least the slots read (the order perf's metrics-clear mode uses).
+		 * The time base right after SLOTS dates the SLOTS value. */
 		if (cap && idx && midx) {
 			rc = td_pmu_exec(r, idx, &slots);
+			if (timed)
+				cyc = r->read_time(r->ctx);
 			if (!rc)
 				rc = td_pmu_exec(r, midx, &metrics);
+		} else if (timed) {
+			cyc = r->read_time(r->ctx);
 		}
 		td_pmu_barrier();
 		if (leader->lock != seq || metric->lock != mseq)
@@ -98,6 +146,13 @@ int td_pmu_read_topdown(const struct td_pmu_reader *r,
 			continue;
 		out->lock = seq;
 		out->index = idx;
+		out->flags = 0;
+		if (timed) {
+			uint64_t d = td_pmu_time_delta(&tm, cyc);
+			enabled += d;
+			running += idx ? d : 0;
+			out->flags = TD_PMU_TIME_NOW;
+		}
 		out->enabled = enabled;
 		out->running = running;
 		if (rc) {

@@ -22,6 +22,10 @@ struct td_pmu_reader {
 	 * (hybrid: TopDown counters on an E-core), or -EAGAIN when the guard
 	 * gave up (the read is retried, then reported as -EAGAIN). */
 	int (*read_checked)(void *ctx, uint32_t idx, uint64_t *val);
+	/* Optional: the page's time base (TSC on x86_64). When set and the
+	 * page has cap_user_time, enabled/running are extrapolated to now
+	 * with time_offset/time_mult/time_shift, as the uapi header says. */
+	uint64_t (*read_time)(void *ctx);
 };
 
 /* Seqlock retries before a read gives up with -EBUSY. A retry only
@@ -40,10 +44,15 @@ struct td_pmu_value {
 	uint64_t running;
 	uint32_t lock;      /* seqlock value the read was taken under */
 	uint32_t index;     /* page index seen */
+	uint32_t flags;     /* TD_PMU_TIME_NOW: enabled/running extrapolated to the read */
 };
+
+#define TD_PMU_TIME_NOW 1u
 
 /* The real instruction for this architecture (collector/arch/<arch>/). */
 uint64_t td_arch_read_counter(void *ctx, uint32_t idx);
+/* Time base of the page (x86_64: RDTSC). */
+uint64_t td_arch_read_time(void *ctx);
 extern const struct td_pmu_reader td_pmu_reader_hw;
 
 /* Ordinary counter: value = offset + sign_extend(raw, pmc_width).
@@ -58,7 +67,8 @@ int td_pmu_read_counter(const struct td_pmu_reader *r,
 /* Intel TopDown: raw SLOTS from the leader's page (masked to pmc_width,
  * never added to offset) and the full 64-bit PERF_METRICS (RDPMC
  * 1<<29, index 0x20000001 on the metric sibling's page), one seqlock
- * section on the leader's page. Same return contract. */
+ * section on the leader's page. Order inside it: SLOTS, time, METRICS, so
+ * the extrapolated times belong to the SLOTS value. Same return contract. */
 int td_pmu_read_topdown(const struct td_pmu_reader *r,
 			const volatile struct perf_event_mmap_page *leader,
 			const volatile struct perf_event_mmap_page *metric, struct td_pmu_value *out);

@@ -425,6 +425,8 @@ Test(emulate, backend_extra_events_per_interval)
 	cr_expect_eq(acc.events[0], 90000, "instructions %lu", acc.events[0]);
 	cr_expect_eq(acc.events[1], 45000, "cycles %lu", acc.events[1]);
 	cr_expect_eq(acc.slots, 60000);
+	cr_expect_eq(acc.cpu_ns, 15000, "time_running extrapolated through the emulated TSC: %lu",
+		     acc.cpu_ns);
 	cr_expect_gt(e->switches, 0);
 	be.ops->thread_close(&be, &tc);
 	be.ops->exit(&be);

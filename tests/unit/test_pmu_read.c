@@ -63,7 +63,7 @@ Test(pmu_read, ordinary_counter_is_offset_plus_sign_extended_raw)
 {
 	struct fake f;
 	fake_init(&f);
-	struct td_pmu_reader r = { fake_read, &f, NULL };
+	struct td_pmu_reader r = { .read_counter = fake_read, .ctx = &f };
 	f.leader.index = 3;
 	f.leader.offset = 1000;
 	f.other = UINT64_C(0xffffffffff00); /* -256 in 48 bits */
@@ -85,7 +85,7 @@ Test(pmu_read, index_zero_means_not_readable_and_no_instruction)
 {
 	struct fake f;
 	fake_init(&f);
-	struct td_pmu_reader r = { fake_read, &f, NULL };
+	struct td_pmu_reader r = { .read_counter = fake_read, .ctx = &f };
 	f.leader.index = 0;
 	struct td_pmu_value v;
 	cr_expect_eq(td_pmu_read_counter(&r, &f.leader, &v), -EAGAIN);
@@ -98,7 +98,7 @@ Test(pmu_read, no_cap_user_rdpmc_means_not_readable)
 {
 	struct fake f;
 	fake_init(&f);
-	struct td_pmu_reader r = { fake_read, &f, NULL };
+	struct td_pmu_reader r = { .read_counter = fake_read, .ctx = &f };
 	f.metric.cap_user_rdpmc = 0;
 	struct td_pmu_value v;
 	cr_expect_eq(td_pmu_read_topdown(&r, &f.leader, &f.metric, &v), -EAGAIN);
@@ -112,7 +112,7 @@ Test(pmu_read, topdown_uses_raw_slots_and_full_metrics)
 {
 	struct fake f;
 	fake_init(&f);
-	struct td_pmu_reader r = { fake_read, &f, NULL };
+	struct td_pmu_reader r = { .read_counter = fake_read, .ctx = &f };
 	f.leader.offset = 123456; /* the count: adding it would double-count */
 	f.metric.offset = 999;
 	f.slots = UINT64_C(0xabcd000012345678); /* bits above pmc_width are not SLOTS */
@@ -131,7 +131,7 @@ Test(pmu_read, seqlock_change_mid_read_retries)
 {
 	struct fake f;
 	fake_init(&f);
-	struct td_pmu_reader r = { fake_read, &f, NULL };
+	struct td_pmu_reader r = { .read_counter = fake_read, .ctx = &f };
 	f.slots = 4000;
 	f.metrics = 0x4c331a66;
 	f.bump_on_call = 2; /* the page changes while PERF_METRICS is read */
@@ -152,7 +152,7 @@ Test(pmu_read, metric_page_change_also_retries)
 {
 	struct fake f;
 	fake_init(&f);
-	struct td_pmu_reader r = { fake_read, &f, NULL };
+	struct td_pmu_reader r = { .read_counter = fake_read, .ctx = &f };
 	struct td_pmu_value v;
 	/* A reader thread cannot change the page mid-read by itself, so use
 	 * bump_always on the leader for a bounded loop instead. */
@@ -169,7 +169,7 @@ Test(pmu_read, guard_refusal_is_not_running_not_a_fault)
 {
 	struct fake f;
 	fake_init(&f);
-	struct td_pmu_reader r = { fake_read, &f, fake_checked };
+	struct td_pmu_reader r = { .read_counter = fake_read, .ctx = &f, .read_checked = fake_checked };
 	f.refuse = true;
 	struct td_pmu_value v;
 	cr_expect_eq(td_pmu_read_topdown(&r, &f.leader, &f.metric, &v), -EAGAIN);
@@ -186,7 +186,7 @@ Test(pmu_read, pmc_width_zero_or_64_does_not_shift)
 {
 	struct fake f;
 	fake_init(&f);
-	struct td_pmu_reader r = { fake_read, &f, NULL };
+	struct td_pmu_reader r = { .read_counter = fake_read, .ctx = &f };
 	f.leader.index = 5;
 	f.other = UINT64_C(0xffff000000000001);
 	f.leader.pmc_width = 64;
@@ -197,6 +197,58 @@ Test(pmu_read, pmc_width_zero_or_64_does_not_shift)
 	f.other = UINT64_C(0x80000000);
 	td_pmu_read_counter(&r, &f.leader, &v);
 	cr_expect_eq(v.value, UINT64_C(0xffffffff80000000));
+}
+
+static uint64_t fake_time(void *ctx) { return ((struct fake *)ctx)->other; }
+
+Test(pmu_read, times_extrapolated_with_time_mult_shift_offset)
+{
+	struct fake f;
+	fake_init(&f);
+	struct td_pmu_reader r = { .read_counter = fake_read, .ctx = &f, .read_time = fake_time };
+	f.leader.cap_user_time = 1;
+	f.leader.time_offset = (uint64_t)0 - 1000;
+	f.leader.time_mult = 1536; /* 1.5 ns per tick */
+	f.leader.time_shift = 10;
+	f.leader.time_enabled = 100;
+	f.leader.time_running = 50;
+	f.leader.index = 2;
+	f.other = 4096 + 7; /* also the time base here: quot 4, rem 7 */
+	struct td_pmu_value v;
+	cr_assert_eq(td_pmu_read_counter(&r, &f.leader, &v), 0);
+	/* 4 * 1536 + (7 * 1536 >> 10) - 1000 = 6144 + 10 - 1000 = 5154 */
+	cr_expect_eq(v.enabled, 100 + 5154, "%lu", v.enabled);
+	cr_expect_eq(v.running, 50 + 5154, "%lu", v.running);
+	cr_expect_eq(v.flags, TD_PMU_TIME_NOW);
+	f.leader.index = 0; /* not running: running does not advance */
+	cr_expect_eq(td_pmu_read_counter(&r, &f.leader, &v), -EAGAIN);
+	cr_expect_eq(v.enabled, 100 + 5154);
+	cr_expect_eq(v.running, 50);
+	f.leader.cap_user_time = 0;
+	f.leader.index = 2;
+	td_pmu_read_counter(&r, &f.leader, &v);
+	cr_expect_eq(v.enabled, 100, "no cap_user_time: page values as they are");
+	cr_expect_eq(v.flags, 0);
+}
+
+Test(pmu_read, short_time_base_is_widened)
+{
+	struct fake f;
+	fake_init(&f);
+	struct td_pmu_reader r = { .read_counter = fake_read, .ctx = &f, .read_time = fake_time };
+	f.leader.cap_user_time = 1;
+	f.leader.cap_user_time_short = 1;
+	f.leader.time_cycles = 0x1000;
+	f.leader.time_mask = 0xffff;
+	f.leader.time_mult = 1;
+	f.leader.time_shift = 0;
+	f.leader.time_offset = 0;
+	f.slots = 0x12345; /* SLOTS read, then the time base: fake_time returns other */
+	f.other = 0x12345;
+	struct td_pmu_value v;
+	cr_assert_eq(td_pmu_read_topdown(&r, &f.leader, &f.metric, &v), 0);
+	cr_expect_eq(v.enabled, 0x2345, "%#lx", v.enabled); /* 0x1000 + (0x11345 & 0xffff) */
+	cr_expect_eq(v.running, 0x2345);
 }
 
 #if defined(__x86_64__)
@@ -258,6 +310,7 @@ Test(rdpmc_guard, executes_rdpmc_on_a_cpu_inside_the_mask)
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL); /* not a sanitizer's report: the plain fault */
 		struct td_rdpmc_guard g;
 		td_rdpmc_guard_init(&g, "0-1023");
 		uint64_t val;

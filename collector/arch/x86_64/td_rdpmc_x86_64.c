@@ -17,10 +17,18 @@ uint64_t td_arch_read_counter(void *ctx, uint32_t idx)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+uint64_t td_arch_read_time(void *ctx)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
 const struct td_pmu_reader td_pmu_reader_hw = {
 	.read_counter = td_arch_read_counter,
 	.read_checked = NULL,
 	.ctx = NULL,
+	.read_time = td_arch_read_time,
 };
 
 /* glibc's rseq registration (2.35+); weak so older libcs load us too. */
