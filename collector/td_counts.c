@@ -18,6 +18,7 @@ void td_counts_add(struct td_counts *acc, const struct td_counts *add)
 		acc->node[i] += add->node[i];
 	for (int i = 0; i < TD_MAX_EVENTS; i++)
 		acc->events[i] += add->events[i];
+	acc->smt_slots += add->smt_slots;
 	acc->err_slots += add->err_slots;
 	acc->time_enabled += add->time_enabled;
 	acc->time_running += add->time_running;
@@ -35,6 +36,7 @@ void td_counts_sub_clamped(struct td_counts *out, const struct td_counts *a,
 		out->node[i] = sub0(a->node[i], b->node[i]);
 	for (int i = 0; i < TD_MAX_EVENTS; i++)
 		out->events[i] = sub0(a->events[i], b->events[i]);
+	out->smt_slots = sub0(a->smt_slots, b->smt_slots);
 	/* Errors do not cancel: the exclusive figure carries both bounds. */
 	out->err_slots = a->err_slots + b->err_slots;
 	out->time_enabled = sub0(a->time_enabled, b->time_enabled);

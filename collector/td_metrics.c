@@ -7,9 +7,11 @@
  * (collector/td_formulas.c); weak so this file stands alone. */
 void td_formulas_apply(const struct td_backend *be, struct td_counts *c) __attribute__((weak));
 
+/* All slots the categories share: the four level-1 nodes, plus the SMT
+ * contention slots of AMD's five-category model. */
 static uint64_t td_metrics_l1_sum(const struct td_counts *c)
 {
-	uint64_t sum = 0;
+	uint64_t sum = c->smt_slots;
 	for (int i = 0; i < TD_L1_NODES; i++)
 		sum += c->node[i];
 	return sum;
@@ -66,6 +68,12 @@ void td_metrics_json(const struct td_backend *be, const struct td_counts *in, st
 		for (int i = 0; i < nodes; i++)
 			td_json_kv_uint(j, td_node_names[i], c.node[i]);
 		td_json_object_end(j);
+		if (c.smt_slots) {
+			td_json_kv_double(j, "smt_contention",
+					  (double)c.smt_slots / (double)td_metrics_l1_sum(&c));
+			td_json_key(j, "smt_contention_slots");
+			td_json_uint(j, c.smt_slots);
+		}
 		td_json_kv_uint(j, "error_slots", c.err_slots);
 		td_json_kv_double(j, "error_pp", td_metrics_error_pp(&c));
 	}
@@ -83,6 +91,11 @@ void td_metrics_json(const struct td_backend *be, const struct td_counts *in, st
 	if (c.time_enabled) {
 		td_json_kv_uint(j, "time_enabled_ns", c.time_enabled);
 		td_json_kv_uint(j, "time_running_ns", c.time_running);
+		/* Multiplexed or never scheduled: the counts are an estimate or absent. */
+		if (c.time_running == 0)
+			td_json_kv_string(j, "counting", "never ran");
+		else if (c.time_running < c.time_enabled)
+			td_json_kv_string(j, "counting", "scaled");
 	}
 	td_json_kv_uint(j, "deltas", c.deltas);
 	td_json_kv_uint(j, "invalid_deltas", c.invalid);

@@ -136,6 +136,12 @@ static int td_startup_config(struct td_collector *c)
 	 * program runs unprofiled, or strict = yes stops it before main. */
 	if (bad && c->cfg.strict)
 		_exit(2);
+	/* tdprobe check validates the config first of all: a bad one is a "no". */
+	if (bad && c->cfg.mode && strcmp(c->cfg.mode, "check") == 0) {
+		printf("result: no (exit 1): configuration error (see the tdprobe: line above)\n");
+		fflush(stdout);
+		_exit(1);
+	}
 	if (bad)
 		return 1;
 	if (c->cfg.disabled)

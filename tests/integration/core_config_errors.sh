@@ -32,4 +32,14 @@ TDPROBE_DISABLE=1 TDPROBE_OUTPUT="$WORK/d-%p.json" LD_PRELOAD="$LIB" /bin/true 2
 TDPROBE_OUTPUT="/nonexistent/r-%p.json" TMPDIR="$WORK" LD_PRELOAD="$LIB" /bin/true 2>"$WORK/e"
 grep -q "writing the report to $WORK/r-" "$WORK/e" && ls "$WORK"/r-*.json >/dev/null \
   && ok "unwritable report directory: fallback stated and used" || fail "fallback: $(cat "$WORK/e")"
+# tdprobe check validates the config first: a bad one means exit 1.
+TDPROBE_CONFIG="$WORK/bad.ini" TDPROBE_MODE=check TDPROBE_BACKEND=software LD_PRELOAD="$LIB" /bin/true >"$WORK/o" 2>"$WORK/e"; rc=$?
+[ "$rc" = 1 ] && grep -q "configuration error" "$WORK/o" && ok "check with a bad config: exit 1" || fail "check with bad config: rc=$rc"
+TDPROBE_MODE=check TDPROBE_BACKEND=software LD_PRELOAD="$LIB" /bin/true >"$WORK/o" 2>&1; rc=$?
+[ "$rc" = 0 ] && ok "check --backend software: exit 0 ($(tail -1 "$WORK/o"))" || fail "check software: rc=$rc"
+TDPROBE_MODE=check LD_PRELOAD="$LIB" /bin/true >"$WORK/o" 2>&1; rc=$?
+if grep -q 'cpu PMU\|core PMUs  *none' "$WORK/o" && [ ! -d /sys/bus/event_source/devices/cpu ]; then
+  [ "$rc" = 1 ] && grep -q "no hardware PMU (hypervisor without vPMU)" "$WORK/o" \
+    && ok "check (auto) here: exit 1, names 'no hardware PMU (hypervisor without vPMU)'" || fail "check auto: rc=$rc $(tail -1 "$WORK/o")"
+fi
 finish
