@@ -2,7 +2,14 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
+
+/* From the hooks (preload/td_hooks.h), weak so the collector stands alone:
+ * a hijacked return slot holds the exit trampoline, where unwinding stops;
+ * the shadow stack has the real return address. */
+bool td_hooks_is_exit(uintptr_t pc) __attribute__((weak));
+uintptr_t td_hooks_shadow_ra(unsigned nth) __attribute__((weak));
 
 /* How far past ra's position we look for it in the unwound stack: our own
  * frames (capture, region enter, hook/marker C code, trampoline) come
@@ -71,8 +78,19 @@ int td_callsite_capture(const struct td_callsite *cs, uintptr_t ra, uintptr_t *o
 	if (at < 0)
 		return 1;
 	int k = 1;
-	for (int i = at + 1; i < n && k < cs->depth; i++)
-		out[k++] = (uintptr_t)buf[i];
+	for (int i = at + 1; i < n && k < cs->depth; i++) {
+		uintptr_t pc = (uintptr_t)buf[i];
+		if (td_hooks_is_exit && td_hooks_is_exit(pc)) {
+			/* The enclosing hooked call's real return address; the
+			 * unwinder cannot go past its trampoline. The region being
+			 * entered is not on the shadow stack yet: this is entry 0. */
+			uintptr_t real = td_hooks_shadow_ra ? td_hooks_shadow_ra(0) : 0;
+			if (real)
+				out[k++] = real;
+			break;
+		}
+		out[k++] = pc;
+	}
 	return k;
 }
 

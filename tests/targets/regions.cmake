@@ -52,3 +52,13 @@ if(TARGET test_symbolize)
   target_compile_definitions(test_symbolize PRIVATE TD_TARGETS_DIR="${TD_TARGETS_DIR}")
   add_dependencies(test_symbolize regions_stripped)
 endif()
+
+# Hooked regions end to end: nested and recursive library functions on 8 threads.
+add_library(regions_hooked_lib SHARED ${TD_REGIONS_SRC}/hooked_lib.c)
+target_compile_options(regions_hooked_lib PRIVATE -O1 -fno-optimize-sibling-calls)
+add_executable(regions_hooked ${TD_REGIONS_SRC}/hooked.c)
+target_compile_options(regions_hooked PRIVATE -O1 ${TD_WARN})
+target_link_libraries(regions_hooked PRIVATE regions_hooked_lib pthread)
+set_target_properties(regions_hooked PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR}
+  BUILD_RPATH ${TD_TARGETS_DIR})
+set_target_properties(regions_hooked_lib PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
