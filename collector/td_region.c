@@ -125,6 +125,22 @@ bool td_region_entry_read(const struct td_region_entry *e, struct td_region_entr
 	return false;
 }
 
+/* Chain of an entry of the table (not the catch-all). */
+static inline const uintptr_t *td_chain_of(const struct td_regions *r,
+					   const struct td_region_entry *e)
+{
+	size_t stride = r->cs.depth > 0 ? (size_t)r->cs.depth : 1;
+	return r->chains + (size_t)(e - r->entries) * stride;
+}
+
+static inline bool td_chain_equal(const uintptr_t *a, const uintptr_t *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 static inline uint32_t td_slot_of(uint64_t hash, int region, uint32_t cap)
 {
 	uint64_t h = hash ^ ((uint64_t)(uint32_t)region * 0x9e3779b97f4a7c15ull);
@@ -259,8 +275,21 @@ int td_region_enter(struct td_collector *c, struct td_thread *t, int region_id, 
 		return -1;
 	}
 	uintptr_t chain[TD_CALLSITE_MAX_DEPTH];
-	int n = td_callsite_capture(&r->cs, ra, chain);
-	struct td_region_entry *e = td_table_find(r, region_id, chain, n);
+	int n;
+	if (td_likely(r->cs.depth == 1)) { /* the default: no unwinding */
+		chain[0] = ra;
+		n = 1;
+	} else {
+		n = td_callsite_capture(&r->cs, ra, chain);
+	}
+	/* Most calls repeat the previous call site of their region: check
+	 * that entry before hashing. */
+	struct td_region_entry *e = r->mru[region_id & (TD_REGION_MRU - 1)];
+	if (!e || e->region != region_id || e->other || e->nframes != n ||
+	    (n > 0 && !td_chain_equal(td_chain_of(r, e), chain, n))) {
+		e = td_table_find(r, region_id, chain, n);
+		r->mru[region_id & (TD_REGION_MRU - 1)] = e;
+	}
 	td_seq_begin(e);
 	e->calls++;
 	td_seq_end(e);

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #define TD_REGION_OTHER_HASH 1u /* chain hash of a region's [other] entry */
+#define TD_REGION_MRU 64        /* last entry used, per region id modulo this */
 
 struct td_region_entry {
 	_Atomic uint32_t seq;   /* odd while the owner updates the figures */
@@ -73,6 +74,7 @@ struct td_regions {
 	struct td_region_entry *entries;
 	uintptr_t *chains;           /* nr_entries * cs.depth frames */
 	struct td_region_entry other_all;
+	struct td_region_entry *mru[TD_REGION_MRU]; /* owner only */
 	/* Marker names seen by this thread: name pointer -> region id, checked
 	 * by content on every hit (a caller may reuse a buffer). */
 	struct {

@@ -62,3 +62,9 @@ target_link_libraries(regions_hooked PRIVATE regions_hooked_lib pthread)
 set_target_properties(regions_hooked PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR}
   BUILD_RPATH ${TD_TARGETS_DIR})
 set_target_properties(regions_hooked_lib PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
+
+# td_region's own cost, linked with td_core (no preload): scripts/bench-overhead.
+add_executable(regions_bench_core ${TD_REGIONS_SRC}/bench_core.c)
+target_compile_options(regions_bench_core PRIVATE ${TD_WARN})
+target_link_libraries(regions_bench_core PRIVATE td_core)
+set_target_properties(regions_bench_core PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
