@@ -323,6 +323,19 @@ static const double *td_emu_fracs(struct td_emu *e)
 	return e->spec->prof[p].frac;
 }
 
+/* PERF_METRICS from the categories: 8-bit fractions, rounded. */
+static void td_emu_quantise(struct td_emu *e)
+{
+	uint64_t m = 0;
+	for (int i = 0; i < TD_EMU_FIELDS; i++) {
+		double b = e->hw_slots ? nearbyint(255.0 * e->hw_cat[i] / (double)e->hw_slots) : 0;
+		m |= (uint64_t)(b < 0 ? 0 : b > 255 ? 255 : b) << (8 * i);
+	}
+	e->hw_metrics = m;
+}
+
+static void td_emu_settle(struct td_emu *e);
+
 void td_emu_advance(struct td_emu *e)
 {
 	uint64_t now = e->clock(e->clock_arg);
@@ -348,12 +361,7 @@ void td_emu_advance(struct td_emu *e)
 		e->hw_cat[i] += (double)ds * f[i];
 		e->truth[i] += (double)ds * f[i];
 	}
-	uint64_t m = 0;
-	for (int i = 0; i < TD_EMU_FIELDS; i++) {
-		double b = e->hw_slots ? nearbyint(255.0 * e->hw_cat[i] / (double)e->hw_slots) : 0;
-		m |= (uint64_t)(b > 255 ? 255 : b) << (8 * i);
-	}
-	e->hw_metrics = m;
+	td_emu_quantise(e);
 }
 
 void td_emu_init(struct td_emu *e, const struct td_emu_spec *spec, uint64_t width,
@@ -449,10 +457,59 @@ void td_emu_migrate(struct td_emu *e, bool to_ecore)
 	td_emu_page_update(e);
 }
 
+/* Moves ds slots of truth (and of the hardware's categories, when no reset
+ * intervened) from fractions `from` to fractions `to`. */
+static void td_emu_reattribute(struct td_emu *e, uint64_t ds, const double *from, const double *to,
+			       bool hw)
+{
+	for (int i = 0; i < TD_EMU_FIELDS; i++) {
+		double d = (double)ds * (to[i] - from[i]);
+		e->truth[i] += d;
+		if (hw)
+			e->hw_cat[i] += d;
+	}
+	td_emu_quantise(e);
+}
+
 void td_emu_region(struct td_emu *e, const char *region_name)
 {
-	td_emu_advance(e); /* slots so far belong to the previous profile */
+	td_emu_advance(e); /* slots so far: the previous profile, for now */
+	td_emu_settle(e);  /* an unsettled earlier switch is decided first */
+	const double *from = td_emu_fracs(e);
 	e->region_prof = td_emu_spec_find(e->spec, TD_EMU_REGION, region_name);
+	const double *to = td_emu_fracs(e);
+	if (from == to)
+		return;
+	e->pend.active = true;
+	e->pend.from = from;
+	e->pend.to = to;
+	e->pend.call_ns = e->last_ns;
+	e->pend.call_slots = e->truth_slots;
+	e->pend.call_resets = e->resets;
+}
+
+/* A profile switch takes effect at the emulated read nearest to the call:
+ * the caller announces a region right before its entry snapshot and right
+ * after its exit snapshot, so the nearest read is the region's boundary and
+ * tdprobe's own bookkeeping around it is not billed to the wrong side. */
+static void td_emu_settle(struct td_emu *e)
+{
+	if (!e->pend.active)
+		return;
+	e->pend.active = false;
+	uint64_t gap_before = e->pend.call_ns - e->read_ns;
+	uint64_t gap_after = e->last_ns - e->pend.call_ns;
+	if (gap_before <= gap_after) {
+		/* Effective at the previous read: [read, call] becomes `to`. */
+		bool hw = e->resets == e->read_resets;
+		td_emu_reattribute(e, e->pend.call_slots - e->read_slots, e->pend.from, e->pend.to,
+				   hw);
+	} else {
+		/* Effective at this read: [call, now] stays `from`. */
+		bool hw = e->resets == e->pend.call_resets;
+		td_emu_reattribute(e, e->truth_slots - e->pend.call_slots, e->pend.to, e->pend.from,
+				   hw);
+	}
 }
 
 /* Injected events that land on this read (sim counters). */
@@ -501,6 +558,10 @@ void td_emu_tick(struct td_emu *e)
 static uint64_t td_emu_exec(struct td_emu *e, uint32_t idx)
 {
 	td_emu_advance(e);
+	td_emu_settle(e);
+	e->read_ns = e->last_ns;
+	e->read_slots = e->truth_slots;
+	e->read_resets = e->resets;
 	if (idx == TD_PMU_SLOTS_INDEX)
 		return e->hw_slots & ((UINT64_C(1) << TD_EMU_PMC_WIDTH) - 1);
 	if (idx == TD_PMU_METRICS_INDEX)

@@ -119,6 +119,13 @@ struct td_emu {
 	void *clock_arg;
 	uint64_t last_ns;              /* clock at the last advance */
 	int thread_prof, region_prof;  /* -1 when none */
+	/* Last emulated read, and a region switch not yet pinned to a read. */
+	uint64_t read_ns, read_slots, read_resets;
+	struct {
+		bool active;
+		const double *from, *to;
+		uint64_t call_ns, call_slots, call_resets;
+	} pend;
 	char comm[16];
 	/* Emulated hardware. */
 	uint64_t hw_slots;             /* fixed counter 3 since its last zeroing */
@@ -183,7 +190,10 @@ void td_emu_context_switch(struct td_emu *e);  /* out and in again */
 void td_emu_pmi(struct td_emu *e);             /* overflow PMI: zero, page untouched */
 void td_emu_migrate(struct td_emu *e, bool to_ecore);
 
-/* Current profile by region name (NULL: none open). */
+/* Current profile by region name (NULL: none open). The switch takes
+ * effect at the emulated read nearest to the call (decided at the next
+ * read): callers announce a region just before its entry snapshot and
+ * just after its exit snapshot. */
 void td_emu_region(struct td_emu *e, const char *region_name);
 
 /* For the regions code: tells the emulator of the calling thread which

@@ -432,3 +432,31 @@ Test(emulate, backend_extra_events_per_interval)
 	be.ops->exit(&be);
 	td_config_exit(&cfg);
 }
+
+/* A region switch takes effect at the emulated read nearest to the call:
+ * just before the entry snapshot, just after the exit snapshot. */
+Test(emulate, region_switch_snaps_to_the_nearest_read)
+{
+	emu_setup(SPEC_A ";region:inner=ret:10,bad:10,fe:10,be:70");
+	struct td_sample r0, r1, b;
+	td_emu_region(&emu, "inner"); /* t=1000 */
+	fake_ns += 5;
+	snap(&r0, 0);                 /* t=1005: the entry snapshot */
+	fake_ns += 1000;
+	snap(&r1, 0);                 /* t=2005: the exit snapshot */
+	fake_ns += 10;
+	td_emu_region(&emu, NULL);    /* t=2015 */
+	fake_ns += 2000;
+	snap(&b, 0);                  /* t=4015 */
+	/* retiring: 20 slots x 0.6 + 4000 x 0.1 + 8040 x 0.6 */
+	cr_expect_float_eq(emu.truth[TD_RETIRING], 20 * 0.6 + 400 + 8040 * 0.6, 1e-6, "%f",
+			   emu.truth[TD_RETIRING]);
+	cr_expect_float_eq(emu.truth[TD_BACKEND_BOUND], 20 * 0.2 + 2800 + 8040 * 0.2, 1e-6);
+	struct td_counts d;
+	cr_assert_eq(td_topdown_delta(&r0, &r1, 1, &d), TD_TOPDOWN_VALID);
+	cr_expect_eq(d.slots, 4000);
+	cr_expect_leq(fabs((double)d.node[TD_RETIRING] - 400), (double)d.err_slots, "%lu",
+		      d.node[TD_RETIRING]);
+	cr_expect_leq(fabs((double)d.node[TD_BACKEND_BOUND] - 2800), (double)d.err_slots, "%lu",
+		      d.node[TD_BACKEND_BOUND]);
+}
