@@ -41,6 +41,7 @@ struct td_jsonr_parser {
 	char *err;
 	size_t errlen;
 	bool failed;
+	const char *str_start; /* opening quote of the string being read */
 	char *sbuf;         /* scratch for decoding strings */
 	size_t sbuf_size;
 };
@@ -187,6 +188,7 @@ static int td_jsonr_utf8_len(const unsigned char *p, const unsigned char *end)
 static bool td_jsonr_sbuf_put(struct td_jsonr_parser *ps, size_t *len, const char *src, size_t n)
 {
 	if (*len + n > ps->lim->max_string) {
+		ps->p = ps->str_start; /* point at the string, not where it overflowed */
 		td_jsonr_fail(ps, "string longer than the limit of %zu bytes", ps->lim->max_string);
 		return false;
 	}
@@ -237,6 +239,7 @@ static bool td_jsonr_parse_string(struct td_jsonr_parser *ps, const char **out, 
 {
 	size_t len = 0;
 
+	ps->str_start = ps->p;
 	ps->p++; /* opening quote */
 	for (;;) {
 		const char *run = ps->p;

@@ -188,7 +188,9 @@ static int td_merge_add_region(struct td_rowvec *v, const struct td_rep_region *
 	char cs[256] = "";
 	struct td_row *row = NULL;
 
-	if (by_callsite)
+	if (by_callsite && rg->other)
+		snprintf(cs, sizeof(cs), "[other call sites]");
+	else if (by_callsite)
 		td_merge_callsite_str(rg, cs, sizeof(cs));
 	/* Linear search: reports hold at most a few thousand region rows. */
 	for (size_t i = 0; i < v->nr; i++) {

@@ -25,8 +25,9 @@ extern const char *const td_rep_node_tma[TD_NODE_COUNT];
 extern const int td_rep_node_parent[TD_NODE_COUNT];
 
 struct td_rep_metrics {
-	bool has_cpu, has_wall, has_slots, has_err, has_ipc;
+	bool has_cpu, has_wall, has_slots, has_err, has_ipc, has_err_slots;
 	uint64_t cpu_ns, wall_ns, slots;
+	uint64_t err_slots;             /* error bound in slots (exact to merge) */
 	unsigned count_mask;            /* nodes with a slot count (1u << node) */
 	uint64_t count[TD_NODE_COUNT];
 	unsigned frac_mask;             /* nodes with a fraction */
@@ -49,6 +50,7 @@ struct td_rep_region {
 	struct td_rep_frame *callsite;
 	size_t nr_frames;
 	bool has_calls;
+	bool other;                     /* call sites folded when the table was full */
 	uint64_t calls;
 	struct td_rep_metrics m;        /* inclusive */
 	bool has_excl;
@@ -91,7 +93,7 @@ struct td_rep_proc {
 	const char **argv;
 	size_t argc;
 	const char *host, *kernel, *cpu_model;
-	const struct td_jsonr_value *start_time, *end_time, *config;
+	const struct td_jsonr_value *start_time, *end_time, *config; /* start_unix_ns... */
 	struct td_rep_backend backend;
 	struct td_rep_thread *threads;
 	size_t nr_threads;

@@ -154,6 +154,7 @@ static bool td_rep_load_metrics(struct td_rep_loader *ld, const struct td_jsonr_
 	if (!td_rep_opt_u64(ld, v, where, "cpu_ns", &m->has_cpu, &m->cpu_ns) ||
 	    !td_rep_opt_u64(ld, v, where, "wall_ns", &m->has_wall, &m->wall_ns) ||
 	    !td_rep_opt_u64(ld, v, where, "slots", &m->has_slots, &m->slots) ||
+	    !td_rep_opt_u64(ld, v, where, "error_slots", &m->has_err_slots, &m->err_slots) ||
 	    !td_rep_opt_num(ld, v, where, "error_pp", &m->has_err, &m->error_pp) ||
 	    !td_rep_opt_num(ld, v, where, "ipc", &m->has_ipc, &m->ipc))
 		return false;
@@ -274,6 +275,8 @@ static bool td_rep_load_regions(struct td_rep_loader *ld, const struct td_jsonr_
 			return td_rep_fail(ld, w, "no \"function\" name");
 		if (!td_rep_opt_u64(ld, v, w, "calls", &r[i].has_calls, &r[i].calls))
 			return false;
+		const struct td_jsonr_value *oth = td_jsonr_get(v, "other");
+		r[i].other = oth && oth->type == TD_JSONR_BOOL && oth->b;
 		snprintf(fw, sizeof(fw), "%s.metrics", w);
 		if (!td_rep_load_metrics(ld, td_jsonr_get(v, "metrics"), fw, &r[i].m))
 			return false;
@@ -452,8 +455,12 @@ static bool td_rep_load_process(struct td_rep_loader *ld, const struct td_jsonr_
 	    !td_rep_opt_u64(ld, v, "process", "ncpus", &has, &n))
 		return false;
 	p->ncpus = has ? (int64_t)n : 0;
-	p->start_time = td_jsonr_get(v, "start_time");
-	p->end_time = td_jsonr_get(v, "end_time");
+	p->start_time = td_jsonr_get(v, "start_unix_ns");
+	if (!p->start_time)
+		p->start_time = td_jsonr_get(v, "start_time");
+	p->end_time = td_jsonr_get(v, "end_unix_ns");
+	if (!p->end_time)
+		p->end_time = td_jsonr_get(v, "end_time");
 	const struct td_jsonr_value *cmd = td_jsonr_get(v, "command");
 	if (td_rep_is_null(cmd))
 		return true;
@@ -509,6 +516,29 @@ static bool td_rep_load_backend(struct td_rep_loader *ld, const struct td_jsonr_
 	return true;
 }
 
+/* The writer puts CPU facts in "machine"; older samples had them in
+ * "process". Either is fine, "process" wins. */
+static bool td_rep_load_machine(struct td_rep_loader *ld, const struct td_jsonr_value *v)
+{
+	struct td_rep_proc *p = ld->p;
+	const char *model;
+	bool has;
+	uint64_t n;
+
+	if (td_rep_is_null(v))
+		return true;
+	if (v->type != TD_JSONR_OBJECT)
+		return td_rep_fail(ld, "machine", "expected an object, found %s", td_rep_found(v));
+	if (!td_rep_opt_str(ld, v, "machine", "cpu_model", &model) ||
+	    !td_rep_opt_u64(ld, v, "machine", "ncpus", &has, &n))
+		return false;
+	if (!p->cpu_model)
+		p->cpu_model = model;
+	if (!p->ncpus && has)
+		p->ncpus = (int64_t)n;
+	return true;
+}
+
 static void td_rep_proc_delete(struct td_rep_proc *p)
 {
 	if (!p)
@@ -555,6 +585,7 @@ int td_rep_load_doc(struct td_rep_set *set, const char *name, struct td_jsonr_do
 	}
 	p->config = td_jsonr_get(root, "config");
 	if (!td_rep_load_process(&ld, td_jsonr_get(root, "process")) ||
+	    !td_rep_load_machine(&ld, td_jsonr_get(root, "machine")) ||
 	    !td_rep_load_backend(&ld, td_jsonr_get(root, "backend")) ||
 	    !td_rep_load_threads(&ld, td_jsonr_get(root, "threads")) ||
 	    !td_rep_load_regions(&ld, td_jsonr_get(root, "regions"), "regions", &p->regions,

@@ -47,6 +47,8 @@ void td_rep_metrics_add(struct td_rep_metrics *acc, const struct td_rep_metrics 
 	acc->count_mask &= add->count_mask;
 	for (int n = 0; n < TD_NODE_COUNT; n++)
 		acc->count[n] += add->count[n];
+	acc->has_err_slots = acc->has_err_slots && add->has_err_slots;
+	acc->err_slots += add->err_slots;
 	/* Fractions of a sum come only from summed counts (finish). */
 	acc->frac_mask = 0;
 	/* Each part's fractions are within error_pp of the truth, and a merged
@@ -90,6 +92,11 @@ void td_rep_metrics_finish(struct td_rep_metrics *m)
 		m->frac_mask = m->count_mask;
 		for (int n = 0; n < TD_NODE_COUNT; n++)
 			m->frac[n] = (m->count_mask >> n) & 1 ? (double)m->count[n] / (double)sum : 0;
+		/* The writer's bound: error slots over the level-1 sum. */
+		if (m->has_err_slots) {
+			m->has_err = true;
+			m->error_pp = 100.0 * (double)m->err_slots / (double)sum;
+		}
 	} else if (m->parts > 1) {
 		m->frac_mask = 0;
 	}
