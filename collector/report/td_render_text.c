@@ -20,7 +20,21 @@ struct td_col {
 	int width;
 	int node;       /* TopDown node shown, or -1 */
 	int what;       /* enum td_colwhat */
+	int unit;       /* time columns: index into td_time_units */
 };
+
+/* Time columns switch to a larger unit when their widest value would take
+ * more than TD_TIME_WIDTH characters, so long runs keep the line. */
+#define TD_TIME_WIDTH 9
+static const struct {
+	double ns;
+	const char *cpu_hdr, *wall_hdr;
+} td_time_units[] = {
+	{ 1e6, "cpu ms", "wall ms" },
+	{ 1e9, "cpu s", "wall s" },
+	{ 3600e9, "cpu h", "wall h" },
+};
+#define TD_TIME_UNITS (int)(sizeof(td_time_units) / sizeof(td_time_units[0]))
 
 enum td_colwhat { TD_COL_PID, TD_COL_TID, TD_COL_NAME, TD_COL_CALLS, TD_COL_CPU, TD_COL_WALL,
 		  TD_COL_UTIL, TD_COL_NODE, TD_COL_PERCALL };
@@ -68,12 +82,12 @@ void td_render_source_line(const struct td_view *v, char *buf, size_t n)
 	}
 }
 
-static void td_fmt_ms(char *b, size_t n, bool has, uint64_t ns)
+static void td_fmt_time(char *b, size_t n, bool has, uint64_t ns, int unit)
 {
 	if (!has)
 		snprintf(b, n, "-");
 	else
-		snprintf(b, n, "%.2f", (double)ns / 1e6);
+		snprintf(b, n, "%.2f", (double)ns / td_time_units[unit].ns);
 }
 
 /* Fits s into width columns: cut with '~' at the end when too long. */
@@ -129,10 +143,10 @@ static void td_cell(const struct td_col *c, const struct td_row *r, int dom, cha
 			snprintf(b, n, "-");
 		break;
 	case TD_COL_CPU:
-		td_fmt_ms(b, n, m->has_cpu, m->cpu_ns);
+		td_fmt_time(b, n, m->has_cpu, m->cpu_ns, c->unit);
 		break;
 	case TD_COL_WALL:
-		td_fmt_ms(b, n, m->has_wall, m->wall_ns);
+		td_fmt_time(b, n, m->has_wall, m->wall_ns, c->unit);
 		break;
 	case TD_COL_UTIL:
 		if (m->has_cpu && m->has_wall && m->wall_ns)
@@ -165,54 +179,75 @@ static int td_columns(const struct td_view *v, const struct td_table *tb, int pa
 	bool multi = v->set->nr > 1;
 
 	if (multi && tb->kind != TD_ROW_PROCESS)
-		cols[n++] = (struct td_col){ "pid", 7, -1, TD_COL_PID };
+		cols[n++] = (struct td_col){ "pid", 7, -1, TD_COL_PID, 0 };
 	if (tb->kind == TD_ROW_THREAD)
-		cols[n++] = (struct td_col){ "tid", 7, -1, TD_COL_TID };
+		cols[n++] = (struct td_col){ "tid", 7, -1, TD_COL_TID, 0 };
 	if (tb->kind == TD_ROW_PROCESS)
-		cols[n++] = (struct td_col){ "pid", 7, -1, TD_COL_PID };
+		cols[n++] = (struct td_col){ "pid", 7, -1, TD_COL_PID, 0 };
 	int name_col = n;
 	cols[n++] = (struct td_col){ tb->kind == TD_ROW_THREAD	  ? "thread"
 				     : tb->kind == TD_ROW_PROCESS ? "command"
 				     : tb->kind == TD_ROW_CALLSITE ? "function @ call site"
 								   : "function",
-				     0, -1, TD_COL_NAME };
+				     0, -1, TD_COL_NAME, 0 };
 	if (part == 0) {
 		if (tb->kind == TD_ROW_REGION || tb->kind == TD_ROW_CALLSITE)
-			cols[n++] = (struct td_col){ "calls", 9, -1, TD_COL_CALLS };
-		cols[n++] = (struct td_col){ "cpu ms", 10, -1, TD_COL_CPU };
-		cols[n++] = (struct td_col){ "wall ms", 10, -1, TD_COL_WALL };
+			cols[n++] = (struct td_col){ "calls", 9, -1, TD_COL_CALLS, 0 };
+		cols[n++] = (struct td_col){ "cpu ms", 10, -1, TD_COL_CPU, 0 };
+		cols[n++] = (struct td_col){ "wall ms", 10, -1, TD_COL_WALL, 0 };
 		if (v->level == 0) {
-			cols[n++] = (struct td_col){ "cpu/wall", 8, -1, TD_COL_UTIL };
+			cols[n++] = (struct td_col){ "cpu/wall", 8, -1, TD_COL_UTIL, 0 };
 			if (tb->kind == TD_ROW_REGION || tb->kind == TD_ROW_CALLSITE)
-				cols[n++] = (struct td_col){ "cpu us/call", 11, -1, TD_COL_PERCALL };
+				cols[n++] = (struct td_col){ "cpu us/call", 11, -1, TD_COL_PERCALL, 0 };
 		} else {
 			for (int k = 0; k < TD_L1_NODES; k++)
-				cols[n++] = (struct td_col){ td_rep_node_tma[k], 0, k, TD_COL_NODE };
+				cols[n++] = (struct td_col){ td_rep_node_tma[k], 0, k, TD_COL_NODE, 0 };
 		}
 	} else {
 		int first = part == 1 ? TD_HEAVY_OPERATIONS : TD_FETCH_LATENCY;
 		for (int k = first; k < first + 4; k++)
-			cols[n++] = (struct td_col){ td_rep_node_tma[k], 0, k, TD_COL_NODE };
+			cols[n++] = (struct td_col){ td_rep_node_tma[k], 0, k, TD_COL_NODE, 0 };
 	}
+	/* Figures are never clipped: each column is as wide as its header or
+	 * its widest cell, whichever is wider. */
 	for (int i = 0; i < n; i++) {
-		if (cols[i].what == TD_COL_NODE) {
-			int w = (int)strlen(cols[i].hdr);
-			cols[i].width = w < 9 ? 9 : w; /* "100.0% <" */
+		if (i == name_col)
+			continue;
+		char b[128];
+		if (cols[i].what == TD_COL_CPU || cols[i].what == TD_COL_WALL) {
+			for (cols[i].unit = 0; cols[i].unit < TD_TIME_UNITS - 1; cols[i].unit++) {
+				int widest = 0;
+				for (size_t r = 0; r <= tb->nr; r++) {
+					const struct td_row *row = r < tb->nr ? &tb->rows[r] : tb->has_total ? &tb->total : NULL;
+					if (!row)
+						break;
+					td_cell(&cols[i], row, 0, b, sizeof(b));
+					if ((int)strlen(b) > widest)
+						widest = (int)strlen(b);
+				}
+				if (widest <= TD_TIME_WIDTH)
+					break;
+			}
+			cols[i].hdr = cols[i].what == TD_COL_CPU ? td_time_units[cols[i].unit].cpu_hdr
+								 : td_time_units[cols[i].unit].wall_hdr;
 		}
-		if (i != name_col)
-			used += cols[i].width + 1;
+		int w = (int)strlen(cols[i].hdr);
+		for (size_t r = 0; r <= tb->nr; r++) {
+			const struct td_row *row = r < tb->nr ? &tb->rows[r] : tb->has_total ? &tb->total : NULL;
+			if (!row)
+				break;
+			td_cell(&cols[i], row, 0, b, sizeof(b));
+			if ((int)strlen(b) > w)
+				w = (int)strlen(b);
+		}
+		cols[i].width = w;
+		used += cols[i].width + 1;
 	}
 	/* The name column: as wide as its longest entry, within the line. */
 	int want = (int)strlen(cols[name_col].hdr);
 	for (size_t r = 0; r < tb->nr; r++) {
 		char b[512];
 		td_cell(&cols[name_col], &tb->rows[r], -1, b, sizeof(b));
-		if ((int)strlen(b) > want)
-			want = (int)strlen(b);
-	}
-	if (tb->has_total) {
-		char b[512];
-		td_cell(&cols[name_col], &tb->total, -1, b, sizeof(b));
 		if ((int)strlen(b) > want)
 			want = (int)strlen(b);
 	}
@@ -227,8 +262,21 @@ static void td_print_row(FILE *f, const struct td_col *cols, int n, const struct
 {
 	int dom = td_rep_metrics_dominant(&r->m, part == 0 ? 1 : 2);
 	char b[512];
+	int i = 0;
 
-	for (int i = 0; i < n; i++) {
+	if (r->kind == TD_ROW_TOTAL) {
+		/* The total has no pid or tid: its label spans those columns. */
+		int span = -1;
+		for (; i < n; i++) {
+			span += cols[i].width + 1;
+			if (cols[i].what == TD_COL_NAME)
+				break;
+		}
+		td_cell(&cols[i], r, dom, b, sizeof(b));
+		td_put_clipped(f, b, span, false);
+		i++;
+	}
+	for (; i < n; i++) {
 		td_cell(&cols[i], r, dom, b, sizeof(b));
 		if (i)
 			fputc(' ', f);
