@@ -46,12 +46,13 @@ static const char td_html_css[] =
 	"details.row>summary::-webkit-details-marker{display:none}"
 	"summary::before{content:'\\25B8';width:14px;color:#888}details[open]>summary::before{content:'\\25BE'}"
 	".lbl{width:300px;flex:none;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-family:monospace;font-size:12px}"
-	".bar{flex:1;display:flex;height:16px;background:#eee;border-radius:2px;overflow:hidden;min-width:200px}"
+	".bar{flex:1;display:flex;height:16px;background:#eee;border-radius:2px;overflow:hidden;min-width:0}"
 	".bar span{height:100%}.bar span:hover{filter:brightness(1.2)}"
-	".num{width:240px;flex:none;text-align:right;font-family:monospace;font-size:12px;padding-left:8px;white-space:nowrap}"
-	".l2{display:flex;align-items:center;margin:2px 0 6px 14px}.l2 .lbl{width:286px;color:#777}"
+	".num{width:310px;flex:none;text-align:right;font-family:monospace;font-size:12px;padding-left:8px;"
+	"white-space:nowrap;overflow:hidden;text-overflow:ellipsis}"
+	".l2{display:flex;align-items:center;margin:2px 0 6px 14px}.l2 .lbl{color:#777}.l2 .small{flex:1}"
 	".total>summary .lbl{font-weight:bold}"
-	".series{margin:6px 0 14px}.series svg{background:#fafafa;border:1px solid #ddd}"
+	".series{margin:6px 0 14px}.series svg{background:#fafafa;border:1px solid #ddd;max-width:100%;height:auto}"
 	".small{font-size:12px;color:#666}";
 
 static void td_html_legend(FILE *f, int level)
@@ -168,14 +169,12 @@ static void td_html_row(FILE *f, const struct td_view *v, const struct td_row *r
 			fputs(" (no level-2 figures for this entry)", f);
 		fputs("</span>", f);
 	}
+	fputs("<span class=\"num\">", f);
 	if (m->has_err)
-		fprintf(f, "<span class=\"small\">&nbsp;&plusmn;%.2f pp</span>", m->error_pp);
-	if (r->thread && r->thread->state) {
-		fputs("<span class=\"small\">&nbsp;", f);
+		fprintf(f, "&plusmn;%.2f pp ", m->error_pp);
+	if (r->thread && r->thread->state)
 		td_html_esc(f, r->thread->state);
-		fputs("</span>", f);
-	}
-	fputs("</div></details>\n", f);
+	fputs("</span></div></details>\n", f);
 }
 
 static int td_html_col(const struct td_rep_series *s, const char *name)

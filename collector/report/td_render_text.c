@@ -251,6 +251,16 @@ static int td_columns(const struct td_view *v, const struct td_table *tb, int pa
 		if ((int)strlen(b) > want)
 			want = (int)strlen(b);
 	}
+	if (tb->has_total) {
+		/* The total's label spans the id columns before the name. */
+		char b[512];
+		int ids = 0;
+		for (int i = 0; i < name_col; i++)
+			ids += cols[i].width + 1;
+		td_cell(&cols[name_col], &tb->total, -1, b, sizeof(b));
+		if ((int)strlen(b) - ids > want)
+			want = (int)strlen(b) - ids;
+	}
 	int room = TD_RENDER_WIDTH - used;
 	cols[name_col].width = want < room ? want : room;
 	if (cols[name_col].width < 4)
