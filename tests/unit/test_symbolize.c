@@ -39,8 +39,12 @@ Test(symbolize, dynamic_symbol_from_dladdr)
 	cr_assert_not_null(fi.module);
 	/* libc's, or the sanitizer's interceptor in an ASan build */
 	cr_assert(strstr(fi.module, "libc.so") || strstr(fi.module, "libasan"), "module %s", fi.module);
-	cr_assert_str_eq(fi.symbol, "qsort");
-	cr_assert_eq(fi.offset, 3);
+	/* What dladdr says (qsort itself, or an interceptor under ASan). */
+	Dl_info info;
+	cr_assert(dladdr((void *)addr, &info) && info.dli_sname);
+	cr_assert_str_eq(fi.symbol, info.dli_sname);
+	cr_assert(strstr(fi.symbol, "qsort"), "symbol %s", fi.symbol);
+	cr_assert_eq(fi.offset, addr - (uintptr_t)info.dli_saddr);
 	cr_assert_eq(fi.address, addr);
 }
 
