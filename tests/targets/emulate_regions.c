@@ -1,8 +1,10 @@
-/* emulate_regions: two threads alternate between two marked regions
- * ("hot", "cold") and unmarked work, for a fixed amount of CPU each, so
- * the emulated PMU can give each region and the remainder different true
- * fractions. Prints one line; exit 0.
- * Usage: emulate_regions [rounds, default 200] */
+/* emulate_regions: two threads alternate between two regions and
+ * unregioned work, for a fixed amount of CPU each, so the emulated PMU can
+ * give each region and the remainder different true fractions. The work is
+ * emulate_lib_hot/_cold/_burn (libemulate_lib.so); the regions are either
+ * markers around the calls ("hot", "cold") or, in "functions" mode, the
+ * library functions themselves, hooked. Prints one line; exit 0.
+ * Usage: emulate_regions [rounds, default 200] [markers|functions] */
 #define _GNU_SOURCE
 #include "tdprobe.h"
 
@@ -10,38 +12,32 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include <string.h>
 
 static int rounds = 200;
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t emulate_lib_burn(long us);
+uint64_t emulate_lib_hot(long us);
+uint64_t emulate_lib_cold(long us);
 
-static uint64_t burn_us(long us)
-{
-	uint64_t end = thread_cpu_ns() + (uint64_t)us * 1000u, x = 1;
-	while (thread_cpu_ns() < end)
-		for (int i = 0; i < 100; i++)
-			x = x * 6364136223846793005u + 1442695040888963407u;
-	return x;
-}
+static int markers = 1;
 
 static void *worker(void *arg)
 {
 	pthread_setname_np(pthread_self(), arg);
 	uint64_t x = 0;
 	for (int i = 0; i < rounds; i++) {
-		tdprobe_region_begin("hot");
-		x += burn_us(150);
-		tdprobe_region_end("hot");
-		x += burn_us(60);
-		tdprobe_region_begin("cold");
-		x += burn_us(50);
-		tdprobe_region_end("cold");
+		if (markers)
+			tdprobe_region_begin("hot");
+		x += emulate_lib_hot(150);
+		if (markers)
+			tdprobe_region_end("hot");
+		x += emulate_lib_burn(60);
+		if (markers)
+			tdprobe_region_begin("cold");
+		x += emulate_lib_cold(50);
+		if (markers)
+			tdprobe_region_end("cold");
 	}
 	return (void *)(uintptr_t)(x & 1);
 }
@@ -50,6 +46,8 @@ int main(int argc, char **argv)
 {
 	if (argc > 1)
 		rounds = atoi(argv[1]);
+	if (argc > 2)
+		markers = strcmp(argv[2], "functions") != 0;
 	static const char *names[] = { "left", "right" };
 	pthread_t th[2];
 	for (int i = 0; i < 2; i++)
