@@ -39,6 +39,7 @@ struct td_thread {
 	struct td_counts total;     /* whole-thread figures, exact across resets */
 	struct td_regions *regions; /* NULL until regions are configured */
 	void *series;               /* time series ring (td_series.h), or NULL */
+	const char *fallback_reason; /* static string when ctr.fallback (td_limits.h) */
 };
 
 #define TD_MAX_REGIONS 1024

@@ -3,6 +3,7 @@
  * summary on stderr. Runs once per process image, on whichever exit path
  * comes first. */
 #include "td_collector.h"
+#include "td_limits.h"
 #include "td_log.h"
 #include "td_metrics.h"
 #include "td_region.h"
@@ -49,6 +50,40 @@ static void td_report_config_line(void *arg, const char *s)
 	memcpy(key, s, n);
 	key[n] = '\0';
 	td_json_kv_string(j, key, eq + 3);
+}
+
+/* Why threads fell back, counted by reason, and the fd budget in force. */
+static void td_report_fallbacks(struct td_collector *c, struct td_json *j)
+{
+	const char *why[8];
+	int count[8], n = 0;
+	for (struct td_thread *t = atomic_load(&c->threads); t; t = t->next) {
+		if (!t->ctr.fallback)
+			continue;
+		const char *r = t->fallback_reason ? t->fallback_reason : "counters could not be opened";
+		int k = 0;
+		while (k < n && why[k] != r)
+			k++;
+		if (k == n && n < 8) {
+			why[n] = r;
+			count[n++] = 0;
+		}
+		if (k < n)
+			count[k]++;
+	}
+	td_json_key(j, "fallback_reasons");
+	td_json_object_begin(j);
+	for (int k = 0; k < n; k++)
+		td_json_kv_int(j, why[k], count[k]);
+	td_json_object_end(j);
+	long lim, max_fds, reserve;
+	td_limits_budget(&lim, &max_fds, &reserve);
+	td_json_key(j, "fd_budget");
+	td_json_object_begin(j);
+	td_json_kv_int(j, "rlimit_nofile", lim);
+	td_json_kv_int(j, "max_counter_fds", max_fds);
+	td_json_kv_int(j, "reserve", reserve);
+	td_json_object_end(j);
 }
 
 static void td_report_process(struct td_collector *c, struct td_json *j, uint64_t end_real_ns)
@@ -110,6 +145,7 @@ static void td_report_process(struct td_collector *c, struct td_json *j, uint64_
 	td_json_kv_string(j, "method", be->method);
 	td_json_kv_bool(j, "emulated", be->emulated);
 	td_json_kv_int(j, "fallback_threads", atomic_load(&c->nr_fallback_threads));
+	td_report_fallbacks(c, j);
 	td_json_object_end(j);
 }
 
@@ -126,7 +162,8 @@ static void td_report_thread(const struct td_collector *c, const struct td_threa
 	td_json_kv_uint(j, "start_ns", t->start_wall_ns - c->start_wall_ns);
 	td_json_kv_uint(j, "end_ns", t->end_wall_ns ? t->end_wall_ns - c->start_wall_ns : 0);
 	if (t->ctr.fallback)
-		td_json_kv_string(j, "fallback", "software: counters could not be opened for this thread");
+		td_json_kv_string(j, "fallback", t->fallback_reason ? t->fallback_reason
+						 : "software: counters could not be opened for this thread");
 	td_json_key(j, "metrics");
 	td_metrics_json(&c->backend, &t->total, j);
 	if (t->regions && td_regions_json_thread)

@@ -1,6 +1,7 @@
 /* Thread records: created on the thread itself, kept in the process
  * registry after the thread ends so the exit report can list it. */
 #include "td_collector.h"
+#include "td_limits.h"
 #include "td_region.h"
 #include "td_series.h"
 
@@ -47,11 +48,10 @@ static void td_thread_read_name(struct td_thread *t)
 
 struct td_thread *td_thread_start(struct td_collector *c, pid_t parent_tid)
 {
-	/* mmap, not malloc: the host's allocator may be what we are measuring,
-	 * and a record must survive a host that corrupts its heap. */
-	struct td_thread *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED)
+	/* Not malloc: the host's allocator may be what we are measuring, and a
+	 * record must survive a host that corrupts its heap (td_limits.h). */
+	struct td_thread *t = td_limits_record_alloc(sizeof(*t));
+	if (!t)
 		return NULL;
 	memset(t, 0, sizeof(*t));
 	t->tid = td_gettid();
@@ -64,7 +64,15 @@ struct td_thread *td_thread_start(struct td_collector *c, pid_t parent_tid)
 	td_thread_read_name(t);
 
 	const struct td_backend *be = &c->backend;
-	if (be->ops->thread_open((struct td_backend *)be, &t->ctr) != 0) {
+	int rc = be->ops->thread_open((struct td_backend *)be, &t->ctr);
+	if (rc != 0) {
+		t->fallback_reason = td_limits_open_reason(rc);
+	} else if (td_limits_admit(c, &t->ctr, &t->fallback_reason) != 0) {
+		/* Within the fd budget or not at all: the program's fds come first. */
+		be->ops->thread_close(be, &t->ctr);
+		rc = -EMFILE;
+	}
+	if (rc != 0) {
 		/* fd or mlock budget exhausted: this thread is timed only. */
 		t->ctr.fallback = true;
 		atomic_fetch_add(&c->nr_fallback_threads, 1);
@@ -140,10 +148,12 @@ void td_thread_end(struct td_collector *c, struct td_thread *t, int how)
 	td_thread_read_name(t);
 	t->end_wall_ns = td_clock_wall_ns();
 	t->how_ended = how;
-	if (t->ctr.fallback)
+	if (t->ctr.fallback) {
 		td_backend_software_ops.thread_close(&c->backend, &t->ctr);
-	else
+	} else {
+		td_limits_release(c, &t->ctr);
 		c->backend.ops->thread_close(&c->backend, &t->ctr);
+	}
 	atomic_store(&t->state, TD_THREAD_EXITED);
 	t->guard--;
 }

@@ -4,6 +4,7 @@
  * the program running, unprofiled if need be. */
 #include "td_preload.h"
 
+#include "../collector/td_limits.h"
 #include "../collector/td_log.h"
 #include "../collector/td_region.h"
 
@@ -239,6 +240,7 @@ static void td_child_after_fork(void)
 	struct td_collector *c = td_ctx;
 	if (!c || atomic_load(&td_state) != TD_STATE_RUNNING)
 		return;
+	td_limits_fork_child(c); /* the parent's fds below are no longer ours to guard */
 	for (struct td_thread *t = atomic_load(&c->threads); t; t = t->next) {
 		if (atomic_load(&t->state) != TD_THREAD_RUNNING)
 			continue;

@@ -1,5 +1,5 @@
 # Test programs for hardening (issue 7): signals, limits, odd programs.
-foreach(t t_signal)
+foreach(t t_signal t_limits t_odd)
   add_executable(${t} ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
   target_link_libraries(${t} PRIVATE pthread)
   target_compile_options(${t} PRIVATE -Wall -Wextra -Wno-unused-result)

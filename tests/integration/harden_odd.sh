@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Odd programs, with the perf backend (task-clock: one fd per thread) so
+# fds are at stake: daemons closing every fd from 3 up (close loop,
+# closefrom, close_range), dup2 onto every fd 3..40, _exit from a thread,
+# vfork/posix_spawn children, clone() without pthreads. Same stdout and
+# exit status as without us; our counters survive (the main thread's
+# task-clock read has no invalid delta); no report from a vfork or
+# fork-like clone child that did not exec.
+source "$(dirname "$0")/lib.bash"
+T=$TARGETS/t_odd
+PROFILE_ENV="TDPROBE_BACKEND=perf TDPROBE_EVENTS=task-clock TDPROBE_SUMMARY=no"
+
+# main_ok FILE: the main thread was counted by perf all along.
+main_ok() {
+  python3 - "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+if r["backend"]["name"] != "perf":
+    print("backend", r["backend"]["name"]); sys.exit(2)
+m = r["threads"][0]
+met = m["metrics"]
+ok = "fallback" not in m and met.get("invalid_deltas", 1) == 0 and met["events"]["task-clock"] > 0
+print(f"main thread: task-clock {met['events']['task-clock']} ns, invalid deltas {met.get('invalid_deltas')}, {len(r['threads'])} threads")
+sys.exit(0 if ok else 1)
+PY
+}
+
+for how in close closefrom range; do
+  name=daemon-$how
+  if same_run "$name" "$T" daemon "$how"; then
+    out=$(main_ok "$WORK/$name-"*.json); rc=$?
+    [ $rc = 2 ] && skip "perf backend cannot run here: $out"
+    [ $rc = 0 ] && ok "$name: '$(head -1 "$WORK/$name.out1")'; our fds survived: $out" || fail "$name: $out"
+  fi
+done
+
+if same_run dup2 "$T" dup2; then
+  out=$(main_ok "$WORK"/dup2-*.json) && ok "dup2: '$(cat "$WORK/dup2.out1")'; ours moved aside: $out" || fail "dup2: $out"
+fi
+
+if same_run exit-thread "$T" exit-thread; then
+  f=$(ls "$WORK"/exit-thread-*.json)
+  [ "$(report field "$f" process.ended_by)" = _exit ] && [ "$(report count "$f")" = 3 ] \
+    && ok "_exit(3) from a thread: status kept, report written on _exit with 3 threads" || fail "exit-thread report"
+fi
+
+if same_run spawn "$T" spawn; then
+  n=$(ls "$WORK"/spawn-*.json | wc -l)
+  cmds=$(for f in "$WORK"/spawn-*.json; do report field "$f" process.command; done | sort | tr '\n' ' ')
+  # parent, true (vfork+exec), echo (posix_spawn); none from the vfork child that called _exit.
+  [ "$n" = 3 ] && ok "vfork/posix_spawn: $n reports: $cmds" || fail "spawn: $n reports: $cmds"
+fi
+
+if same_run clone "$T" clone; then
+  n=$(ls "$WORK"/clone-*.json | wc -l)
+  [ "$n" = 1 ] && ok "clone(): '$(tr '\n' ';' <"$WORK/clone.out1")' one report (none from the fork-like clone child)" || fail "clone: $n reports"
+fi
+finish
