@@ -1,0 +1,389 @@
+/* td_hooks: finding and patching the GOT slots of configured functions.
+ *
+ * What is caught: every call that goes through a GOT/PLT slot of a loaded
+ * object — calls from the executable into shared libraries, calls between
+ * libraries, calls from a library to its own exported function when it is
+ * bound through its PLT (default for non -Bsymbolic, non-hidden calls),
+ * -fno-plt calls and function pointers taken through GLOB_DAT, and
+ * pointers returned by dlsym for a hooked name. What is not: calls inside
+ * one object that the static linker bound directly (static/hidden
+ * functions, -Bsymbolic(-functions), protected symbols, LTO-inlined calls),
+ * the executable's own functions (a non-PIE or PIE executable calls them
+ * directly), function pointers stored in data relocated by R_X86_64_64
+ * (vtables), and dlsym(RTLD_NEXT, ...). */
+#include "td_hooks.h"
+#include "td_got.h"
+#include "td_log.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+struct td_hooks td_hooks = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* ---- patterns ---------------------------------------------------------- */
+
+static int td_hooks_match(const char *sym)
+{
+	for (unsigned i = 0; i < td_hooks.npat; i++) {
+		const struct td_hook_pattern *p = &td_hooks.pat[i];
+		if (p->glob ? fnmatch(p->text, sym, 0) == 0 : strcmp(p->text, sym) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+static int td_hooks_patterns(const char *list)
+{
+	const char *pos = list;
+	char item[256];
+	while (td_config_list_next(&pos, item, sizeof(item))) {
+		if (!item[0])
+			continue;
+		if (td_hooks.npat >= TD_HOOKS_MAX_PATTERNS) {
+			td_err("regions: more than %d function patterns, ignoring '%s' and later",
+			       TD_HOOKS_MAX_PATTERNS, item);
+			break;
+		}
+		struct td_hook_pattern *p = &td_hooks.pat[td_hooks.npat];
+		p->text = strdup(item);
+		if (!p->text)
+			return -ENOMEM;
+		p->glob = strpbrk(item, "*?[") != NULL;
+		td_hooks.npat++;
+	}
+	return 0;
+}
+
+/* ---- libc's dl functions ----------------------------------------------- */
+
+struct td_hooks_find {
+	const char *name;
+	void *addr;
+};
+
+static int td_hooks_find_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct td_hooks_find *f = arg;
+	struct td_got_obj o;
+	if (info->dlpi_addr == td_hooks.self_base)
+		return 0;
+	if (td_got_parse(&o, info->dlpi_name, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum))
+		return 0;
+	const ElfW(Sym) *s = td_got_lookup(&o, f->name);
+	if (!s || ELF64_ST_TYPE(s->st_info) != STT_FUNC)
+		return 0;
+	f->addr = (void *)(o.base + s->st_value);
+	return 1;
+}
+
+/* The first definition after our own library, in load order — what
+ * dlsym(RTLD_NEXT) would give, found without calling dlsym. */
+static void *td_hooks_find_next(const char *name)
+{
+	struct td_hooks_find f = { name, NULL };
+	dl_iterate_phdr(td_hooks_find_cb, &f);
+	return f.addr;
+}
+
+static void td_hooks_self(void)
+{
+	Dl_info di;
+	if (!td_hooks.self_base && dladdr((void *)td_hooks_self, &di))
+		td_hooks.self_base = (uintptr_t)di.dli_fbase;
+	td_hooks.ldso_base = getauxval(AT_BASE);
+	td_hooks.vdso_base = getauxval(AT_SYSINFO_EHDR);
+}
+
+int td_hooks_resolve_dl(void)
+{
+	if (td_hooks.real_dlsym)
+		return 0;
+	td_hooks_self();
+	/* dladdr gives the start of the mapping; dlpi_addr is the load bias.
+	 * They agree for shared libraries (first segment at vaddr 0). */
+	td_hooks.real_dlopen = td_hooks_find_next("dlopen");
+	td_hooks.real_dlmopen = td_hooks_find_next("dlmopen");
+	td_hooks.real_dlvsym = td_hooks_find_next("dlvsym");
+	void *s = td_hooks_find_next("dlsym");
+	if (!s || !td_hooks.real_dlopen || !td_hooks.real_dlvsym)
+		return -ENOENT;
+	atomic_store_explicit((_Atomic(void *) *)&td_hooks.real_dlsym, s, memory_order_release);
+	return 0;
+}
+
+/* ---- hooks ------------------------------------------------------------- */
+
+/* Follows PLT entries (canonical PLT addresses of a non-PIE executable,
+ * our own stubs) to the function that finally runs. */
+static void *td_hooks_unwrap(void *addr)
+{
+	for (int i = 0; i < 4 && addr; i++) {
+		unsigned id;
+		if (td_tramp_lookup(&td_hooks.tramp, (uintptr_t)addr, &id))
+			return td_hooks.tab[id].real;
+		void **slot = td_tramp_arch_plt_slot((uintptr_t)addr);
+		if (!slot)
+			return addr;
+		addr = *slot;
+	}
+	return addr;
+}
+
+/* Returns the hook id for (name, real), adding it. -1 when full. */
+static int td_hooks_get(const char *name, void *real, int pat)
+{
+	unsigned n = atomic_load(&td_hooks.nr);
+	for (unsigned i = 0; i < n; i++)
+		if (td_hooks.tab[i].real == real && strcmp(td_hooks.tab[i].name, name) == 0)
+			return (int)i;
+	if (n >= TD_HOOKS_MAX)
+		return -1;
+	char *copy = strdup(name);
+	if (!copy)
+		return -1;
+	void *stub;
+	if (td_tramp_make(&td_hooks.tramp, n, 1, &stub)) {
+		free(copy);
+		return -1;
+	}
+	struct td_hook *h = &td_hooks.tab[n];
+	h->real = real;
+	h->stub = stub;
+	h->name = copy;
+	h->region = td_hooks.c ? td_collector_region_id(td_hooks.c, name) : -1;
+	if (pat >= 0)
+		td_hooks.pat[pat].hooks++;
+	atomic_store_explicit(&td_hooks.nr, n + 1, memory_order_release);
+	return (int)n;
+}
+
+/* What an unresolved lazy JUMP_SLOT would bind to. */
+static void *td_hooks_lookup(const struct td_got_obj *o, const struct td_got_slot *s)
+{
+	void *r = NULL;
+	if (s->version)
+		r = td_hooks.real_dlvsym(RTLD_DEFAULT, s->sym, s->version);
+	if (!r)
+		r = td_hooks.real_dlsym(RTLD_DEFAULT, s->sym);
+	if (!r && o->name[0]) {
+		void *h = td_hooks.real_dlopen(o->name, RTLD_LAZY | RTLD_NOLOAD);
+		if (h) {
+			r = td_hooks.real_dlsym(h, s->sym);
+			dlclose(h);
+		}
+	}
+	return r;
+}
+
+static bool td_hooks_is_func(void *addr)
+{
+	Dl_info di;
+	const ElfW(Sym) *sym = NULL;
+	if (!dladdr1(addr, &di, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+		return true; /* no symbol information: trust the relocation type */
+	unsigned t = ELF64_ST_TYPE(sym->st_info);
+	return t == STT_FUNC || t == STT_GNU_IFUNC;
+}
+
+static int td_hooks_slot_cb(void *arg, const struct td_got_obj *o, const struct td_got_slot *s)
+{
+	int *patched = arg;
+	int pat = td_hooks_match(s->sym);
+	if (pat < 0)
+		return 0;
+	if (s->st_type != STT_FUNC && s->st_type != STT_GNU_IFUNC && s->st_type != STT_NOTYPE)
+		return 0;
+	void *cur = __atomic_load_n(s->slot, __ATOMIC_ACQUIRE);
+	unsigned id;
+	if (!cur || td_tramp_lookup(&td_hooks.tramp, (uintptr_t)cur, &id))
+		return 0;
+	void *real = cur;
+	if (s->type == TD_R_JUMP_SLOT && !o->bind_now && td_tramp_arch_is_lazy_plt((uintptr_t)cur))
+		real = td_hooks_lookup(o, s);
+	real = td_hooks_unwrap(real);
+	if (!real)
+		return 0;
+	if (s->st_type == STT_NOTYPE && !td_hooks_is_func(real))
+		return 0;
+	int hid = td_hooks_get(s->sym, real, pat);
+	if (hid < 0)
+		return 0;
+	int err = td_got_write(o, s->slot, td_hooks.tab[hid].stub);
+	if (err) {
+		td_dbg("hooks: %s: cannot patch slot of %s: %s", o->name[0] ? o->name : "(main)",
+		       s->sym, strerror(-err));
+		return 0;
+	}
+	td_hooks.pat[pat].slots++;
+	td_hooks.slots++;
+	(*patched)++;
+	return 0;
+}
+
+/* Objects are listed first and patched after dl_iterate_phdr returns: the
+ * resolver may call dlopen/dlsym, which must not run under its lock. */
+struct td_hooks_objs {
+	struct td_got_obj *v;
+	size_t n, cap;
+};
+
+static int td_hooks_list_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct td_hooks_objs *l = arg;
+	uintptr_t b = info->dlpi_addr;
+	if (b == td_hooks.self_base && b)
+		return 0;
+	if (td_hooks.ldso_base && b == td_hooks.ldso_base)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD && td_hooks.vdso_base &&
+		    b + info->dlpi_phdr[i].p_vaddr == td_hooks.vdso_base)
+			return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct td_got_obj *v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return 1;
+		l->v = v;
+		l->cap = cap;
+	}
+	if (td_got_parse(&l->v[l->n], info->dlpi_name, b, info->dlpi_phdr, info->dlpi_phnum) == 0)
+		l->n++;
+	return 0;
+}
+
+static int td_hooks_def_cb(void *arg, const struct td_got_obj *o, const char *name,
+			   const ElfW(Sym) *sym)
+{
+	int pat = td_hooks_match(name);
+	if (pat >= 0)
+		td_hooks.pat[pat].defined = true;
+	return 0;
+}
+
+static int td_hooks_scan_locked(bool report)
+{
+	struct td_hooks_objs l = { 0 };
+	int patched = 0;
+	dl_iterate_phdr(td_hooks_list_cb, &l);
+	for (size_t i = 0; i < l.n; i++) {
+		int err = td_got_for_each_slot(&l.v[i], td_hooks_slot_cb, &patched);
+		if (err)
+			td_dbg("hooks: %s: bad relocation table", l.v[i].name);
+		if (report)
+			td_got_for_each_func(&l.v[i], td_hooks_def_cb, NULL);
+	}
+	td_hooks.objects = (unsigned)l.n;
+	free(l.v);
+	return patched;
+}
+
+int td_hooks_scan(void)
+{
+	if (!td_hooks.installed)
+		return 0;
+	pthread_mutex_lock(&td_hooks.lock);
+	int n = td_hooks_scan_locked(false);
+	pthread_mutex_unlock(&td_hooks.lock);
+	return n;
+}
+
+void *td_hooks_subst(const char *name, void *addr)
+{
+	if (!addr || !td_hooks.installed)
+		return addr;
+	int pat = td_hooks_match(name);
+	if (pat < 0)
+		return addr;
+	void *real = td_hooks_unwrap(addr);
+	if (!td_hooks_is_func(real))
+		return addr;
+	pthread_mutex_lock(&td_hooks.lock);
+	int id = td_hooks_get(name, real, pat);
+	pthread_mutex_unlock(&td_hooks.lock);
+	return id < 0 ? addr : td_hooks.tab[id].stub;
+}
+
+int td_hooks_install(struct td_collector *c)
+{
+	if (td_hooks.installed)
+		return 0;
+	int err = td_hooks_resolve_dl();
+	if (err) {
+		td_err("regions: cannot find the dynamic loader's functions; functions not hooked");
+		return err;
+	}
+	td_nonlocal_init();
+	td_tramp_init(&td_hooks.tramp);
+	td_hooks.c = c;
+	err = td_hooks_patterns(c->cfg.functions);
+	if (err)
+		return err;
+	if (!td_hooks.npat)
+		return 0;
+	pthread_mutex_lock(&td_hooks.lock);
+	td_hooks.installed = true;
+	td_hooks_scan_locked(true);
+	pthread_mutex_unlock(&td_hooks.lock);
+
+	for (unsigned i = 0; i < td_hooks.npat; i++) {
+		const struct td_hook_pattern *p = &td_hooks.pat[i];
+		if (p->slots)
+			continue;
+		if (!p->defined)
+			td_err("region '%s': no such symbol in any loaded object", p->text);
+		else
+			td_info("region '%s': defined but never called through a GOT/PLT slot; "
+				"only calls through dlsym will be counted", p->text);
+	}
+	td_dbg("hooks: %u functions, %u GOT slots in %u objects, %s trampolines",
+	       atomic_load(&td_hooks.nr), td_hooks.slots, td_hooks.objects, td_hooks.tramp.variant);
+	return 0;
+}
+
+void td_hooks_get_stats(struct td_hooks_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->patterns = td_hooks.npat;
+	for (unsigned i = 0; i < td_hooks.npat; i++) {
+		if (!td_hooks.pat[i].slots && !td_hooks.pat[i].hooks)
+			st->missing += !td_hooks.pat[i].defined;
+		if (!td_hooks.pat[i].slots && td_hooks.pat[i].defined)
+			st->unreachable++;
+	}
+	st->hooks = atomic_load(&td_hooks.nr);
+	st->slots = td_hooks.slots;
+	st->objects = td_hooks.objects;
+	st->dropped_depth = td_hooks_tls()->dropped;
+}
+
+void td_hooks_json(struct td_json *j)
+{
+	struct td_hooks_stats st;
+	td_hooks_get_stats(&st);
+	td_json_key(j, "hooks");
+	td_json_object_begin(j);
+	td_json_kv_string(j, "trampolines", td_hooks.tramp.variant ? td_hooks.tramp.variant : "none");
+	td_json_kv_uint(j, "patterns", st.patterns);
+	td_json_kv_uint(j, "functions", st.hooks);
+	td_json_kv_uint(j, "got_slots", st.slots);
+	td_json_kv_uint(j, "objects", st.objects);
+	td_json_key(j, "missing");
+	td_json_array_begin(j);
+	for (unsigned i = 0; i < td_hooks.npat; i++)
+		if (!td_hooks.pat[i].slots && !td_hooks.pat[i].hooks && !td_hooks.pat[i].defined)
+			td_json_string(j, td_hooks.pat[i].text);
+	td_json_array_end(j);
+	td_json_key(j, "not_reachable");
+	td_json_array_begin(j);
+	for (unsigned i = 0; i < td_hooks.npat; i++)
+		if (!td_hooks.pat[i].slots && td_hooks.pat[i].defined)
+			td_json_string(j, td_hooks.pat[i].text);
+	td_json_array_end(j);
+	td_json_object_end(j);
+}
