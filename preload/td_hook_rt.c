@@ -162,14 +162,16 @@ void td_hooks_thread_exit(struct td_collector *c, struct td_thread *t)
 	int saved_errno = errno;
 	td_hooks_shadow_restore();
 	td_hook_busy(tl, 1);
+	/* The thread-end paths may already hold the guard for us. */
+	bool took = t && td_guard_take(t);
 	while (tl->top > 0) {
 		tl->top--;
 		struct td_shadow *e = &tl->e[tl->top];
-		if (e->region >= 0 && t && td_guard_take(t)) {
+		if (e->region >= 0 && t)
 			td_region_exit(c, t, e->region);
-			td_guard_drop(t);
-		}
 	}
+	if (took)
+		td_guard_drop(t);
 	errno = saved_errno;
 	td_hook_busy(tl, busy);
 }
