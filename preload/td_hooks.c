@@ -59,6 +59,30 @@ static int td_hooks_patterns(const char *list)
 	return 0;
 }
 
+/* Functions a hook must never wrap: they return twice (the saved return
+ * address would be the exit trampoline, whose shadow entry is gone by the
+ * second return) or switch stacks under us. */
+static const char *const td_hooks_never[] = {
+	"setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", "vfork", "__vfork", "getcontext",
+	"swapcontext", "setcontext", "makecontext", "__libc_start_main", "savectx",
+};
+
+static bool td_hooks_refused(const char *sym)
+{
+	for (size_t i = 0; i < sizeof(td_hooks_never) / sizeof(td_hooks_never[0]); i++)
+		if (strcmp(sym, td_hooks_never[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Our own interposers (dlsym, pthread_create, longjmp...) identify their
+ * caller by return address or are already wrapped: not hooked again. */
+static bool td_hooks_is_self(void *addr)
+{
+	Dl_info di;
+	return td_hooks.self_base && dladdr(addr, &di) && (uintptr_t)di.dli_fbase == td_hooks.self_base;
+}
+
 /* ---- libc's dl functions ----------------------------------------------- */
 
 struct td_hooks_find {
@@ -196,6 +220,10 @@ static int td_hooks_slot_cb(void *arg, const struct td_got_obj *o, const struct 
 	int pat = td_hooks_match(s->sym);
 	if (pat < 0)
 		return 0;
+	if (td_hooks_refused(s->sym)) {
+		td_hooks.pat[pat].refused++;
+		return 0;
+	}
 	if (s->st_type != STT_FUNC && s->st_type != STT_GNU_IFUNC && s->st_type != STT_NOTYPE)
 		return 0;
 	void *cur = __atomic_load_n(s->slot, __ATOMIC_ACQUIRE);
@@ -208,6 +236,10 @@ static int td_hooks_slot_cb(void *arg, const struct td_got_obj *o, const struct 
 	real = td_hooks_unwrap(real);
 	if (!real)
 		return 0;
+	if (td_hooks_is_self(real)) {
+		td_hooks.pat[pat].refused++;
+		return 0;
+	}
 	if (s->st_type == STT_NOTYPE && !td_hooks_is_func(real))
 		return 0;
 	int hid = td_hooks_get(s->sym, real, pat);
@@ -298,10 +330,10 @@ void *td_hooks_subst(const char *name, void *addr)
 	if (!addr || !td_hooks.installed)
 		return addr;
 	int pat = td_hooks_match(name);
-	if (pat < 0)
+	if (pat < 0 || td_hooks_refused(name))
 		return addr;
 	void *real = td_hooks_unwrap(addr);
-	if (!td_hooks_is_func(real))
+	if (!td_hooks_is_func(real) || td_hooks_is_self(real))
 		return addr;
 	pthread_mutex_lock(&td_hooks.lock);
 	int id = td_hooks_get(name, real, pat);
@@ -335,7 +367,10 @@ int td_hooks_install(struct td_collector *c)
 		const struct td_hook_pattern *p = &td_hooks.pat[i];
 		if (p->slots)
 			continue;
-		if (!p->defined)
+		if (p->refused)
+			td_err("region '%s': not hooked: it returns twice, switches stacks or is "
+			       "interposed by tdprobe itself", p->text);
+		else if (!p->defined)
 			td_err("region '%s': no such symbol in any loaded object", p->text);
 		else
 			td_info("region '%s': defined but never called through a GOT/PLT slot; "
