@@ -15,11 +15,14 @@
 extern const struct td_backend_ops td_backend_rdpmc_ops __attribute__((weak));
 extern const struct td_backend_ops td_backend_perf_ops __attribute__((weak));
 extern const struct td_backend_ops td_backend_emulate_ops __attribute__((weak));
+extern const struct td_backend_ops td_backend_arm64_ops __attribute__((weak));
 
 static const struct td_backend_ops *td_backend_ops_of(enum td_backend_kind kind)
 {
 	switch (kind) {
-	case TD_BACKEND_RDPMC: return &td_backend_rdpmc_ops;
+	case TD_BACKEND_RDPMC:
+		/* On arm64, user-space counter reads are the arm64 backend's. */
+		return &td_backend_arm64_ops ? &td_backend_arm64_ops : &td_backend_rdpmc_ops;
 	case TD_BACKEND_PERF: return &td_backend_perf_ops;
 	case TD_BACKEND_EMULATE: return &td_backend_emulate_ops;
 	case TD_BACKEND_SOFTWARE: return &td_backend_software_ops;
@@ -79,7 +82,12 @@ int td_backend_select(struct td_backend *be, const struct td_config *cfg,
 
 	/* auto: the richest source this machine can give. */
 	const char *rdpmc_no = NULL;
-	if (&td_backend_rdpmc_ops) {
+	if (&td_backend_arm64_ops) {
+		if (td_backend_try(be, &td_backend_arm64_ops) == 0)
+			return 0;
+		snprintf(why, sizeof(why), "%s", be->reason);
+		rdpmc_no = why;
+	} else if (&td_backend_rdpmc_ops) {
 		if (td_backend_try(be, &td_backend_rdpmc_ops) == 0)
 			return 0;
 		snprintf(why, sizeof(why), "%s", be->reason);

@@ -86,6 +86,8 @@ extern const struct td_backend_ops td_backend_perf_ops;
 extern const struct td_backend_ops td_backend_rdpmc_ops;
 extern const struct td_backend_ops td_backend_emulate_ops;
 extern const struct td_backend_ops td_backend_none_ops;
+/* aarch64 builds only: core PMU with user-space reads (collector/arch/aarch64). */
+extern const struct td_backend_ops td_backend_arm64_ops;
 
 /* Picks the backend cfg asks for ("auto": rdpmc, then perf TopDown, then
  * software) and probes it; on failure of an explicitly asked backend falls

@@ -1,9 +1,12 @@
 # Test programs for the arm64 VM suite (tests/vm, scripts/qemu-arm64-test).
 if(TD_ARCH STREQUAL "aarch64")
-  foreach(name td_vm_rawcount)
-    string(REPLACE "_" "-" exe ${name})
-    add_executable(${exe} ${CMAKE_SOURCE_DIR}/tests/targets/arm64/${name}.c)
-    target_compile_options(${exe} PRIVATE ${TD_WARN} -O2)
-    set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
-  endforeach()
+  # Self-contained: checks the test bed without tdprobe code.
+  add_executable(td-vm-rawcount ${CMAKE_SOURCE_DIR}/tests/targets/arm64/td_vm_rawcount.c)
+  target_compile_options(td-vm-rawcount PRIVATE ${TD_WARN} -O2)
+  set_target_properties(td-vm-rawcount PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
+  # Drives the arm64 backend through td_core.
+  add_executable(td-vm-backend ${CMAKE_SOURCE_DIR}/tests/targets/arm64/td_vm_backend.c)
+  target_compile_options(td-vm-backend PRIVATE ${TD_WARN} -O2)
+  target_link_libraries(td-vm-backend PRIVATE td_core)
+  set_target_properties(td-vm-backend PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
 endif()
