@@ -49,5 +49,7 @@ set(ENV{PKG_CONFIG_PATH} "")
 
 find_program(TD_QEMU_AARCH64 qemu-aarch64)
 if(TD_QEMU_AARCH64)
-  set(CMAKE_CROSSCOMPILING_EMULATOR "${TD_QEMU_AARCH64};-L;${TD_ARM64_SYSROOT}")
+  # Criterion re-executes the test binary: its children need binfmt_misc
+  # (scripts/qemu-arm64-test registers it) and QEMU_LD_PREFIX, not -L.
+  set(CMAKE_CROSSCOMPILING_EMULATOR "env;QEMU_LD_PREFIX=${TD_ARM64_SYSROOT};${TD_QEMU_AARCH64}")
 endif()
