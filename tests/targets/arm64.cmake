@@ -9,4 +9,11 @@ if(TD_ARCH STREQUAL "aarch64")
   target_compile_options(td-vm-backend PRIVATE ${TD_WARN} -O2)
   target_link_libraries(td-vm-backend PRIVATE td_core)
   set_target_properties(td-vm-backend PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
+  # Exact per-region instruction counts through the preload (markers, hooks).
+  add_executable(td-vm-regions ${CMAKE_SOURCE_DIR}/tests/targets/arm64/td_vm_regions.c)
+  target_include_directories(td-vm-regions PRIVATE ${CMAKE_SOURCE_DIR}/preload/include)
+  target_compile_options(td-vm-regions PRIVATE ${TD_WARN} -O2)
+  target_link_libraries(td-vm-regions PRIVATE pthread)
+  set_target_properties(td-vm-regions PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR}
+    ENABLE_EXPORTS ON)
 endif()

@@ -33,7 +33,7 @@ target_link_libraries(regions_unwind_host PRIVATE dl)
 # Symbolizer: a stripped library (no .symtab) for test_symbolize.
 add_library(regions_stripped SHARED ${TD_REGIONS_SRC}/stripped_lib.c)
 add_custom_command(TARGET regions_stripped POST_BUILD
-  COMMAND strip --strip-all $<TARGET_FILE:regions_stripped>)
+  COMMAND ${CMAKE_STRIP} --strip-all $<TARGET_FILE:regions_stripped>)
 
 # Overhead benchmark (scripts/bench-overhead): a ~10 ns function in a library.
 add_library(regions_bench_lib SHARED ${TD_REGIONS_SRC}/bench_lib.c)
