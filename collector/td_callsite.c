@@ -69,9 +69,13 @@ int td_callsite_capture(const struct td_callsite *cs, uintptr_t ra, uintptr_t *o
 	void *buf[TD_CALLSITE_OWN_FRAMES + TD_CALLSITE_MAX_DEPTH];
 	int n = cs->backtrace(buf, TD_CALLSITE_OWN_FRAMES + cs->depth);
 	int at = -1;
+	uintptr_t adj = 0;
 	for (int i = 0; i < n && i < TD_CALLSITE_OWN_FRAMES; i++) {
-		if ((uintptr_t)buf[i] == ra) {
+		/* libunwind on aarch64 reports return addresses minus 1 (inside
+		 * the call): accept that form and hand out return addresses. */
+		if ((uintptr_t)buf[i] == ra || (uintptr_t)buf[i] + 1 == ra) {
 			at = i;
+			adj = ra - (uintptr_t)buf[i];
 			break;
 		}
 	}
@@ -79,7 +83,7 @@ int td_callsite_capture(const struct td_callsite *cs, uintptr_t ra, uintptr_t *o
 		return 1;
 	int k = 1;
 	for (int i = at + 1; i < n && k < cs->depth; i++) {
-		uintptr_t pc = (uintptr_t)buf[i];
+		uintptr_t pc = (uintptr_t)buf[i] + adj;
 		if (td_hooks_is_exit && td_hooks_is_exit(pc)) {
 			/* The enclosing hooked call's real return address; the
 			 * unwinder cannot go past its trampoline. The region being
