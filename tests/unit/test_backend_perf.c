@@ -15,6 +15,7 @@
 #include "td_events.h"
 #include "td_formulas.h"
 #include "td_machine.h"
+#include "td_test_env.h"
 
 struct fixture {
 	struct td_config cfg;
@@ -84,6 +85,7 @@ static void work(size_t pages, int ms)
 
 Test(backend_perf, default_counts_task_clock)
 {
+	TD_TEST_NEEDS_PERF_EVENT_OPEN();
 	struct fixture f;
 	int rc = setup(&f, "[counters]\nbackend = perf\n", NULL);
 	cr_assert_eq(rc, 0, "probe: %s", f.be.reason);
@@ -97,6 +99,7 @@ Test(backend_perf, default_counts_task_clock)
 
 Test(backend_perf, busy_loop_and_page_faults)
 {
+	TD_TEST_NEEDS_PERF_EVENT_OPEN();
 	struct fixture f;
 	int rc = setup(&f, "[counters]\nbackend = perf\nsoftware_events = task-clock, page-faults\n",
 		       NULL);
@@ -174,6 +177,7 @@ static void *worker_main(void *arg)
 
 Test(backend_perf, per_thread_isolation)
 {
+	TD_TEST_NEEDS_PERF_EVENT_OPEN();
 	struct fixture f;
 	int rc = setup(&f, "[counters]\nbackend = perf\nsoftware_events = task-clock, page-faults\n",
 		       NULL);
@@ -230,6 +234,7 @@ static void *foreign_main(void *arg)
 
 Test(backend_perf, foreign_snapshot_reads_another_thread)
 {
+	TD_TEST_NEEDS_PERF_EVENT_OPEN();
 	struct fixture f;
 	int rc = setup(&f, "[counters]\nbackend = perf\nsoftware_events = task-clock, page-faults\n",
 		       NULL);
@@ -263,6 +268,7 @@ Test(backend_perf, unknown_event_names_the_token)
 
 Test(backend_perf, unschedulable_events_are_named)
 {
+	TD_TEST_NEEDS_PERF_EVENT_OPEN();
 	struct fixture f;
 	int rc = setup(&f, "[counters]\nbackend = perf\nevents = page-faults, cycles, instructions\n",
 		       NULL);
@@ -312,6 +318,7 @@ Test(backend_perf, auto_without_topdown_declines)
  * and says TopDown was lost and why. */
 Test(backend_perf, formula_set_chosen_but_unopenable_here)
 {
+	TD_TEST_NEEDS_PERF_EVENT_OPEN();
 	struct fixture f;
 	int rc = setup(&f, "[counters]\nbackend = perf\n", "zen4");
 	cr_assert_eq(rc, 0, "%s", f.be.reason);

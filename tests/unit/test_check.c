@@ -11,6 +11,7 @@
 #include "td_check.h"
 #include "td_formulas.h"
 #include "td_machine.h"
+#include "td_test_env.h"
 
 /* The selector references backends weakly: pull the real ones out of td_core. */
 const struct td_backend_ops *const test_check_backends[] = { &td_backend_perf_ops,
@@ -126,6 +127,7 @@ Test(check, kvm_auto_fails_naming_the_hypervisor)
 
 Test(check, kvm_software_and_perf_run_rdpmc_does_not)
 {
+	TD_TEST_NEEDS_PERF_EVENT_OPEN();
 	struct run r;
 	prepare(&r, "kvm", "[counters]\nbackend = software\n");
 	r.env.select = td_backend_select;
@@ -290,6 +292,7 @@ Test(check, list_shows_pmus_backends_and_sysfs_events)
 /* This machine, measured for real. */
 Test(check, this_machine)
 {
+	TD_TEST_NEEDS_PERF_EVENT_OPEN();
 	struct td_config cfg;
 	struct td_machine m;
 	char *text = NULL;

@@ -9,6 +9,7 @@
 
 #include "td_events.h"
 #include "td_machine.h"
+#include "td_test_env.h"
 
 static struct td_event_spec parse_ok(const char *tok, const char *sysfs)
 {
@@ -192,6 +193,7 @@ Test(events, attr_for_leader_and_member)
 
 Test(events, software_group_opens_and_counts_page_faults)
 {
+	TD_TEST_NEEDS_PERF_EVENT_OPEN();
 	struct td_event_spec ev[2];
 	ev[0] = parse_ok("task-clock", NULL);
 	ev[1] = parse_ok("page-faults", NULL);
@@ -220,6 +222,7 @@ Test(events, software_group_opens_and_counts_page_faults)
  * plan and named; software ones stay in one group. */
 Test(events, plan_drops_and_names_unschedulable_events)
 {
+	TD_TEST_NEEDS_PERF_EVENT_OPEN();
 	struct td_machine m;
 	td_machine_probe(&m, "/sys", "/proc");
 	struct td_event_spec specs[4];
