@@ -268,6 +268,12 @@ static int td_arm64_read_fd(int fd, uint64_t v[3])
 	return read(fd, v, 3 * sizeof(uint64_t)) == 3 * sizeof(uint64_t) ? 0 : -1;
 }
 
+/* Only event 0's page gives the sample's enabled/running: the other reads
+ * skip the time extrapolation (about 160 instructions each). */
+static const struct td_pmu_reader td_arm64_reader_notime = {
+	.read_counter = td_arch_read_counter,
+};
+
 static void td_arm64_snapshot(const struct td_backend *be, struct td_thread_counters *tc,
 			      struct td_sample *out)
 {
@@ -278,7 +284,8 @@ static void td_arm64_snapshot(const struct td_backend *be, struct td_thread_coun
 	for (int i = 0; i < s->nev; i++) {
 		struct td_pmu_value v;
 		const volatile struct perf_event_mmap_page *pg = tc->event_pages[i];
-		if (pg && td_pmu_read_counter(&td_pmu_reader_hw, pg, &v) == 0) {
+		if (pg && td_pmu_read_counter(i ? &td_arm64_reader_notime : &td_pmu_reader_hw, pg,
+					      &v) == 0) {
 			out->events[i] = v.value;
 			if (i == 0) {
 				out->time_enabled = v.enabled;

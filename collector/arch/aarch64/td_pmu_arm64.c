@@ -50,7 +50,19 @@ uint64_t td_arch_read_counter(void *ctx, uint32_t idx)
 	}
 }
 
+/* The page's time base on arm64: the virtual counter (cap_user_time is set
+ * when sched_clock runs on the arch timer). The isb keeps the read from
+ * being taken early, ahead of the counter reads it is paired with. */
+uint64_t td_arch_read_time(void *ctx)
+{
+	uint64_t v;
+	(void)ctx;
+	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
+}
+
 const struct td_pmu_reader td_pmu_reader_hw = {
 	.read_counter = td_arch_read_counter,
 	.ctx = 0,
+	.read_time = td_arch_read_time,
 };

@@ -73,6 +73,10 @@ static void do_exact(int id, struct td_thread_counters *tc)
 	int ins = ev_index("instructions");
 	/* Several sizes per thread: the overhead must not depend on N. */
 	const uint64_t ns[] = {1, 1000, 100000 * (uint64_t)(id + 1)};
+	char line[512];
+	int l = 0;
+	bool all = true;
+	const volatile struct perf_event_mmap_page *pg = tc->event_pages[ins];
 	for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
 		struct td_sample a, b;
 		struct td_counts acc;
@@ -89,20 +93,24 @@ static void do_exact(int id, struct td_thread_counters *tc)
 			expect = __atomic_load_n(&first_k, __ATOMIC_SEQ_CST);
 		}
 		bool ok = over >= 0 && over <= TD_VM_MAX_OVERHEAD && over == expect && acc.deltas == 1;
-		report(id, "%s loop %llu instructions: expected %llu + snapshot cost, measured %llu "
-		       "(+%lld, first thread +%lld), cycles %llu", ok ? "ok  " : "FAIL",
-		       (unsigned long long)(2 * ns[k]), (unsigned long long)(2 * ns[k]),
-		       (unsigned long long)acc.events[ins], over, expect,
-		       (unsigned long long)acc.events[ev_index("cycles")]);
-		if (!ok)
-			fail();
+		all = all && ok;
+		l += snprintf(line + l, sizeof(line) - (size_t)l, "%s%llu -> %llu (+%lld)%s", k ? ", " : "",
+			      (unsigned long long)(2 * ns[k]), (unsigned long long)acc.events[ins], over,
+			      ok ? "" : " WRONG");
 	}
+	report(id, "%s loop instructions expected -> measured (+snapshot cost, first thread +%lld): "
+	       "%s; page index %u", all ? "ok  " : "FAIL", first_k, line, pg ? pg->index : 0);
+	if (!all)
+		fail();
 }
 
 static void do_agree(int id, struct td_thread_counters *tc)
 {
 	int ins = ev_index("instructions");
 	const volatile struct perf_event_mmap_page *pg = tc->event_pages[ins];
+	char line[512];
+	int l = 0;
+	bool all = true;
 	for (int k = 0; k < 3; k++) {
 		struct td_sample a, b;
 		uint64_t r[3];
@@ -112,13 +120,15 @@ static void do_agree(int id, struct td_thread_counters *tc)
 		be.ops->snapshot(&be, tc, &b);
 		bool ok = got == sizeof(r) && a.events[ins] <= r[0] && r[0] <= b.events[ins] && pg &&
 			  pg->index != 0;
-		report(id, "%s user read %llu <= read() %llu <= user read %llu (page index %u, "
-		       "pmc_width %u)", ok ? "ok  " : "FAIL", (unsigned long long)a.events[ins],
-		       (unsigned long long)r[0], (unsigned long long)b.events[ins],
-		       pg ? pg->index : 0, pg ? pg->pmc_width : 0);
-		if (!ok)
-			fail();
+		all = all && ok;
+		l += snprintf(line + l, sizeof(line) - (size_t)l, "%s%llu <= %llu <= %llu%s", k ? ", " : "",
+			      (unsigned long long)a.events[ins], (unsigned long long)r[0],
+			      (unsigned long long)b.events[ins], ok ? "" : " WRONG");
 	}
+	report(id, "%s user read <= read() <= user read: %s (page index %u, pmc_width %u)",
+	       all ? "ok  " : "FAIL", line, pg ? pg->index : 0, pg ? pg->pmc_width : 0);
+	if (!all)
+		fail();
 }
 
 static void do_extra(int id, struct td_thread_counters *tc)

@@ -9,6 +9,7 @@
  * lines, which tests/vm/max_regions_exact.sh compares with the report.
  *
  * Usage: td-vm-regions [threads]   (default 8) */
+#define _GNU_SOURCE
 #include <tdprobe.h>
 
 #include <pthread.h>
