@@ -237,16 +237,32 @@ void td_series_thread_start(struct td_collector *c, struct td_thread *t)
 	s->has_timer = true;
 }
 
-void td_series_sample(struct td_collector *c, struct td_thread *t)
+void td_series_sample_at(struct td_collector *c, struct td_thread *t, const struct td_sample *now)
 {
 	struct td_series *s = t->series;
 
 	if (!s || !td_series_enter(s))
 		return;
+	td_series_put(c, t, s, now, s->interval_ns / 8);
+	td_series_leave(s);
+}
+
+void td_series_sample(struct td_collector *c, struct td_thread *t)
+{
+	struct td_series *s = t->series;
+
+	if (!s)
+		return;
+	/* Cheap spacing test first: a hot region must not pay for a snapshot
+	 * that would be dropped anyway. */
+	uint32_t n = atomic_load_explicit(&s->n, memory_order_relaxed);
+	if (n && td_clock_wall_ns() - s->last_wall < s->interval_ns / 8 * s->stride) {
+		s->dropped++;
+		return;
+	}
 	struct td_sample now;
 	td_thread_snapshot(c, t, &now);
-	td_series_put(c, t, s, &now, s->interval_ns / 8);
-	td_series_leave(s);
+	td_series_sample_at(c, t, &now);
 }
 
 void td_series_thread_end(struct td_collector *c, struct td_thread *t)
