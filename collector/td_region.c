@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #ifndef td_likely
 #define td_likely(x) __builtin_expect(!!(x), 1)
@@ -68,12 +69,14 @@ struct td_regions *td_regions_new(const struct td_config *cfg)
 		off_entries + TD_ALIGN((size_t)nr_entries * sizeof(struct td_region_entry));
 	size_t size = off_chains + (size_t)nr_entries * stride * sizeof(uintptr_t);
 
-	/* calloc of this size is an anonymous mapping: pages the thread never
-	 * touches cost nothing. */
-	char *mem = calloc(1, size);
-	if (!mem)
+	/* An anonymous mapping, not calloc: its pages are zero and cost nothing
+	 * until the thread touches them (most of the table never is), whatever
+	 * malloc's mmap threshold has become. */
+	char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
 		return NULL;
 	struct td_regions *r = (struct td_regions *)mem;
+	r->map_len = size;
 	r->max_depth = max_depth;
 	r->max_callsites = max_cs;
 	r->nr_entries = nr_entries;
@@ -96,7 +99,7 @@ void td_regions_delete(struct td_regions *r)
 	if (!r)
 		return;
 	td_callsite_exit(&r->cs);
-	free(r);
+	munmap(r, r->map_len);
 }
 
 const uintptr_t *td_region_entry_chain(const struct td_regions *r, const struct td_region_entry *e)

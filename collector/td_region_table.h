@@ -58,6 +58,7 @@ struct td_region_frame {
 
 struct td_regions {
 	/* sizes, fixed at td_regions_new */
+	size_t map_len;          /* the whole allocation */
 	uint32_t max_depth;
 	uint32_t max_callsites;  /* ordinary entries */
 	uint32_t nr_entries;     /* max_callsites + room for [other] entries */
