@@ -3,6 +3,7 @@
 #include "td_region.h"
 #include "td_region_table.h"
 #include "td_emu.h"
+#include "td_series.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -318,6 +319,8 @@ int td_region_enter(struct td_collector *c, struct td_thread *t, int region_id, 
 		td_thread_snapshot(c, t, &f->start);
 		if (d == 0)
 			td_region_maybe_reset(c, t, r, &f->start);
+		if (td_unlikely(t->series != NULL) && td_series_sample_at)
+			td_series_sample_at(c, t, &f->start); /* boundary point, same snapshot */
 	}
 	return 0;
 }
@@ -353,6 +356,8 @@ void td_region_exit(struct td_collector *c, struct td_thread *t, int region_id)
 	while (r->depth > k)
 		td_frame_pop(c, t, r, &now);
 	td_region_emu_innermost(c, t, r);
+	if (have_now && td_unlikely(t->series != NULL) && td_series_sample_at)
+		td_series_sample_at(c, t, &now);
 }
 
 int td_region_depth(const struct td_thread *t)
