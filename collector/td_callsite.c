@@ -10,6 +10,7 @@
  * the shadow stack has the real return address. */
 bool td_hooks_is_exit(uintptr_t pc) __attribute__((weak));
 uintptr_t td_hooks_shadow_ra(unsigned nth) __attribute__((weak));
+void td_hooks_fix_chain(uintptr_t *chain, int n) __attribute__((weak));
 
 /* How far past ra's position we look for it in the unwound stack: our own
  * frames (capture, region enter, hook/marker C code, trampoline) come
@@ -87,10 +88,14 @@ int td_callsite_capture(const struct td_callsite *cs, uintptr_t ra, uintptr_t *o
 		if (td_hooks_is_exit && td_hooks_is_exit(pc)) {
 			/* The enclosing hooked call's real return address; the
 			 * unwinder cannot go past its trampoline. The region being
-			 * entered is not on the shadow stack yet: this is entry 0. */
-			uintptr_t real = td_hooks_shadow_ra ? td_hooks_shadow_ra(0) : 0;
-			if (real)
-				out[k++] = real;
+			 * entered is not on the shadow stack yet. */
+			out[k++] = pc;
+			if (td_hooks_fix_chain)
+				td_hooks_fix_chain(out, k); /* knows tail-call stacking */
+			else if (td_hooks_shadow_ra)
+				out[k - 1] = td_hooks_shadow_ra(0);
+			if (!out[k - 1] || td_hooks_is_exit(out[k - 1]))
+				k--;
 			break;
 		}
 		out[k++] = pc;

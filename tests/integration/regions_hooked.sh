@@ -79,3 +79,30 @@ for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
+[ $? = 0 ] || exit 1
+
+# callsite_depth = 2 through hooked frames: the unwinder stops at the exit
+# trampoline of the enclosing hooked call; the chain continues with that
+# call's real return address (from the hooks' shadow stack).
+timeout 20 env TDPROBE_BACKEND=software TDPROBE_OUTPUT="$TMP/r2.json" TDPROBE_SUMMARY=no \
+	TDPROBE_DEPTH=2 TDPROBE_REGIONS='regions_lib_*' LD_PRELOAD="$LIB" "$PROG" >/dev/null 2>&1 ||
+	{ echo "FAIL: depth 2 run"; exit 1; }
+python3 - "$TMP/r2.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = []
+for t in r["threads"]:
+    if not t["name"].startswith("worker"):
+        continue
+    for x in t["regions"]:
+        if x["function"] != "regions_lib_leaf":
+            continue
+        chain = [f["symbol"] for f in x["callsite"]]
+        if t["name"] == "worker0":
+            print("depth 2 call site of regions_lib_leaf:", " <- ".join(map(str, chain)))
+        if chain != ["regions_lib_outer", "worker"]:
+            bad.append("%s: leaf chain %s" % (t["name"], chain))
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
