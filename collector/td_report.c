@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 /* Optional modules (own files). */
+int td_threads_adopt_strays(struct td_collector *c) __attribute__((weak));
 void td_regions_json_thread(const struct td_collector *c, const struct td_thread *t,
 			    struct td_json *j) __attribute__((weak));
 void td_regions_json_process(const struct td_collector *c, struct td_json *j) __attribute__((weak));
@@ -261,6 +262,9 @@ int td_report_write(struct td_collector *c, const char *how)
 		return -EALREADY;
 	snprintf(c->exit_how, sizeof(c->exit_how), "%s", how);
 
+	/* Threads we did not see start are found now (td_stray.c). */
+	if (td_threads_adopt_strays)
+		td_threads_adopt_strays(c);
 	/* Threads still running keep running: take what they have so far. A
 	 * thread in the middle of ending is given a moment to finish. */
 	for (struct td_thread *t = atomic_load(&c->threads); t; t = t->next) {

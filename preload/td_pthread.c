@@ -3,6 +3,8 @@
  * into the process report however it ends (return, pthread_exit, cancel). */
 #include "td_preload.h"
 
+#include "../collector/td_limits.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -15,7 +17,35 @@ struct td_start {
 	void *(*fn)(void *);
 	void *arg;
 	pid_t parent_tid;
+	struct td_start *next; /* free list */
 };
+
+/* Start blocks are recycled through a free list, never the host's malloc:
+ * a malloc in the parent freed on the child would make allocators with
+ * per-thread arenas (jemalloc) set one up for threads that never allocate,
+ * and start background threads the program would not have had. */
+static struct td_start *td_start_free;
+static atomic_flag td_start_lock = ATOMIC_FLAG_INIT;
+
+static struct td_start *td_start_get(void)
+{
+	while (atomic_flag_test_and_set_explicit(&td_start_lock, memory_order_acquire))
+		;
+	struct td_start *s = td_start_free;
+	if (s)
+		td_start_free = s->next;
+	atomic_flag_clear_explicit(&td_start_lock, memory_order_release);
+	return s ? s : td_limits_record_alloc(sizeof(*s));
+}
+
+static void td_start_put(struct td_start *s)
+{
+	while (atomic_flag_test_and_set_explicit(&td_start_lock, memory_order_acquire))
+		;
+	s->next = td_start_free;
+	td_start_free = s;
+	atomic_flag_clear_explicit(&td_start_lock, memory_order_release);
+}
 
 static void td_thread_cancelled(void *unused)
 {
@@ -26,7 +56,7 @@ static void td_thread_cancelled(void *unused)
 static void *td_thread_entry(void *p)
 {
 	struct td_start s = *(struct td_start *)p;
-	free(p);
+	td_start_put(p);
 	struct td_collector *c = td_preload_collector();
 	if (c) {
 		struct td_thread *t = td_thread_start(c, s.parent_tid);
@@ -55,7 +85,7 @@ TD_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	}
 	if (!td_preload_collector())
 		return real(th, attr, fn, arg);
-	struct td_start *s = malloc(sizeof(*s));
+	struct td_start *s = td_start_get();
 	if (!s)
 		return real(th, attr, fn, arg);
 	s->fn = fn;
@@ -63,7 +93,7 @@ TD_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	s->parent_tid = (pid_t)syscall(SYS_gettid);
 	int rc = real(th, attr, td_thread_entry, s);
 	if (rc != 0)
-		free(s);
+		td_start_put(s);
 	return rc;
 }
 

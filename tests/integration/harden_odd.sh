@@ -5,7 +5,8 @@
 # vfork/posix_spawn children, clone() without pthreads. Same stdout and
 # exit status as without us; our counters survive (the main thread's
 # task-clock read has no invalid delta); no report from a vfork or
-# fork-like clone child that did not exec.
+# fork-like clone child that did not exec; a thread made behind our back
+# (libc's pthread_create called directly, as jemalloc does) is in the report.
 source "$(dirname "$0")/lib.bash"
 T=$TARGETS/t_odd
 PROFILE_ENV="TDPROBE_BACKEND=perf TDPROBE_EVENTS=task-clock TDPROBE_SUMMARY=no"
@@ -54,5 +55,17 @@ fi
 if same_run clone "$T" clone; then
   n=$(ls "$WORK"/clone-*.json | wc -l)
   [ "$n" = 1 ] && ok "clone(): '$(tr '\n' ';' <"$WORK/clone.out1")' one report (none from the fork-like clone child)" || fail "clone: $n reports"
+fi
+PROFILE_ENV="TDPROBE_SUMMARY=no"
+if same_run stray "$T" stray; then
+  out=$(python3 - "$WORK"/stray-*.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = [t for t in r["threads"] if t["name"] == "stray"]
+if not s or s[0]["metrics"]["cpu_ns"] < 1000000 or "found at exit" not in s[0].get("fallback", ""):
+    print(s); sys.exit(1)
+print(f"thread made by libc's pthread_create directly: found at exit, cpu_ns {s[0]['metrics']['cpu_ns']}, state '{s[0]['state']}'")
+PY
+) && ok "$out" || fail "stray thread: $out"
 fi
 finish

@@ -1,7 +1,7 @@
 # Test programs for hardening (issue 7): signals, limits, odd programs.
 foreach(t t_signal t_limits t_odd)
   add_executable(${t} ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
-  target_link_libraries(${t} PRIVATE pthread)
+  target_link_libraries(${t} PRIVATE pthread dl)
   target_compile_options(${t} PRIVATE -Wall -Wextra -Wno-unused-result)
   set_target_properties(${t} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
 endforeach()

@@ -4,9 +4,11 @@
  *   dup2          dup2 /dev/null onto every fd 3..40, write, close
  *   exit-thread   a thread calls _exit(3) while the others run
  *   spawn         vfork+exec, posix_spawn
- *   clone         a clone() thread without pthreads, a fork-like clone */
+ *   clone         a clone() thread without pthreads, a fork-like clone
+ *   stray         a thread made by libc's pthread_create directly, alive at exit */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -85,6 +88,19 @@ static void *exiter(void *arg)
 	(void)arg;
 	usleep(50000);
 	_exit(3);
+}
+
+static atomic_int stray_up;
+static void *stray(void *arg)
+{
+	prctl(PR_SET_NAME, "stray");
+	volatile unsigned long x = 0;
+	for (unsigned long i = 0; i < 5000000; i++)
+		x += i;
+	atomic_store(&stray_up, 1);
+	for (;;)
+		pause();
+	return arg;
 }
 
 static int clone_fn(void *arg)
@@ -162,6 +178,19 @@ int main(int argc, char **argv)
 		waitpid(p, &st, 0);
 		printf("fork-like clone: exit %d\n", WEXITSTATUS(st));
 		work();
+		return 0;
+	}
+	if (!strcmp(mode, "stray")) {
+		/* libc's pthread_create, past any interposer: as jemalloc does. */
+		void *libc = dlopen("libc.so.6", RTLD_NOLOAD | RTLD_LAZY);
+		int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
+			(int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(libc, "pthread_create");
+		pthread_t a;
+		if (!create || create(&a, NULL, stray, NULL) != 0)
+			return 2;
+		while (!atomic_load(&stray_up))
+			usleep(1000);
+		printf("stray thread running\n");
 		return 0;
 	}
 	fprintf(stderr, "usage: t_odd daemon close|closefrom|range | dup2 | exit-thread | spawn | clone\n");
