@@ -168,11 +168,15 @@ void td_limits_fork_child(struct td_collector *c)
 /* Bump allocator over 1 MiB chunks. */
 #define TD_CHUNK (1u << 20)
 static _Atomic(uintptr_t) td_chunk_next, td_chunk_end;
+static _Atomic size_t td_record_bytes;
+
+size_t td_limits_record_bytes(void) { return atomic_load(&td_record_bytes); }
 static atomic_flag td_chunk_lock = ATOMIC_FLAG_INIT;
 
 void *td_limits_record_alloc(size_t size)
 {
 	size = (size + 63) & ~(size_t)63;
+	atomic_fetch_add(&td_record_bytes, size);
 	if (size > TD_CHUNK / 4) {
 		void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		return p == MAP_FAILED ? NULL : p;

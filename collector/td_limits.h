@@ -54,5 +54,7 @@ void td_limits_budget(long *rlimit, long *max_fds, long *reserve);
 
 /* 64-byte aligned, zeroed, never freed; NULL when mmap fails. */
 void *td_limits_record_alloc(size_t size);
+/* Bytes handed out by td_limits_record_alloc so far (the report states it). */
+size_t td_limits_record_bytes(void);
 
 #endif

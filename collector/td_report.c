@@ -85,6 +85,14 @@ static void td_report_fallbacks(struct td_collector *c, struct td_json *j)
 	td_json_kv_int(j, "max_counter_fds", max_fds);
 	td_json_kv_int(j, "reserve", reserve);
 	td_json_object_end(j);
+	/* What tdprobe keeps per thread for the report (records are never freed). */
+	int nthreads = atomic_load(&c->nr_threads);
+	size_t bytes = td_limits_record_bytes();
+	td_json_key(j, "memory");
+	td_json_object_begin(j);
+	td_json_kv_uint(j, "thread_records_bytes", bytes);
+	td_json_kv_uint(j, "per_thread_bytes", nthreads > 0 ? bytes / (size_t)nthreads : 0);
+	td_json_object_end(j);
 }
 
 static void td_report_process(struct td_collector *c, struct td_json *j, uint64_t end_real_ns)

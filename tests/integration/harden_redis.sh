@@ -86,9 +86,13 @@ ok = not missing and r["process"]["ended_by"] == "exit"
 busy = [t for t in r["threads"] if t["metrics"].get("cpu_ns", 0) > 0]
 msg += f"; {len(busy)} with cpu_ns > 0"
 if sys.argv[3] == "yes":
-    regs = sorted({g.get("name", "?") for t in r["threads"] for g in t.get("regions", [])})
-    msg += f"; regions: {', '.join(regs)}"
-    ok = ok and any(n in regs for n in ("read", "write", "epoll_wait"))
+    calls = {}
+    for g in r.get("regions", []):
+        calls[g["function"]] = calls.get(g["function"], 0) + g["calls"]
+    per_thread = sorted({t["name"] for t in r["threads"] for g in t.get("regions", [])})
+    msg += "; hooked calls: " + ", ".join(f"{k} {v}" for k, v in sorted(calls.items()))
+    msg += f" (in threads {', '.join(per_thread)})"
+    ok = ok and calls.get("read", 0) > 0 and calls.get("write", 0) > 0
 if missing:
     msg += f"; MISSING {sorted(missing)}"
 print(msg, file=out)
