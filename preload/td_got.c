@@ -24,8 +24,11 @@ static size_t td_got_gnu_count(const uint32_t *h)
 	for (uint32_t i = 0; i < nbuckets; i++)
 		if (buckets[i] > last)
 			last = buckets[i];
+	/* No defined symbol in the table: symoffset need not count the
+	 * undefined ones (GNU ld writes 1 for an aarch64 executable that
+	 * exports nothing), so the count is unknown (0). */
 	if (last < symoffset)
-		return symoffset;
+		return 0;
 	while (!(chain[last - symoffset] & 1))
 		last++;
 	return (size_t)last + 1;
