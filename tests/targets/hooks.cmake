@@ -4,6 +4,8 @@
 enable_language(CXX)
 set(TD_HOOKS_SRC ${CMAKE_SOURCE_DIR}/tests/targets/hooks)
 
+# The ABI torture test is written for the SysV x86_64 ABI (immintrin.h).
+if(TD_ARCH STREQUAL "x86_64")
 add_library(tdabi SHARED ${TD_HOOKS_SRC}/abi_lib.c)
 target_compile_options(tdabi PRIVATE ${TD_WARN} -O2)
 set_target_properties(tdabi PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
@@ -13,6 +15,7 @@ set_source_files_properties(${TD_HOOKS_SRC}/abi_noplt.c PROPERTIES COMPILE_OPTIO
 target_compile_options(hooks_abi PRIVATE ${TD_WARN} -O2)
 target_link_libraries(hooks_abi PRIVATE tdabi)
 set_target_properties(hooks_abi PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
+endif()
 
 add_library(tdhk SHARED ${TD_HOOKS_SRC}/hk_lib.c)
 target_compile_options(tdhk PRIVATE ${TD_WARN} -O2)

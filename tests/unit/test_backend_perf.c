@@ -301,6 +301,7 @@ Test(backend_perf, unschedulable_events_are_named)
 
 Test(backend_perf, auto_without_topdown_declines)
 {
+	TD_TEST_NEEDS_PERF_EVENT_OPEN();
 	struct fixture f;
 	int rc = setup(&f, NULL, "kvm");
 	cr_expect_eq(rc, -ENOENT);
@@ -344,6 +345,7 @@ Test(backend_perf, formula_set_chosen_but_unopenable_here)
  * The accumulate/apply path is exact; opening needs a PMU (SPR facts). */
 Test(backend_perf, perf_metrics_read_path)
 {
+	TD_TEST_NEEDS_PERF_EVENT_OPEN();
 	struct fixture f;
 	int rc = setup(&f, "[counters]\nbackend = perf\n", "spr");
 	cr_assert_eq(rc, 0, "%s", f.be.reason);

@@ -7,6 +7,8 @@
 #include "td_machine.h"
 
 #include <criterion/criterion.h>
+
+#ifdef TD_ARCH_x86_64
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -104,3 +106,12 @@ Test(backend_rdpmc, bad_or_software_extra_events_are_named)
 	cr_expect(strstr(be.reason, "task-clock is a software event"), "%s", be.reason);
 	td_config_exit(&cfg);
 }
+
+#else
+
+Test(backend_rdpmc, x86_64_only)
+{
+	cr_skip_test("the rdpmc backend reads Intel perf-metrics: x86_64 only");
+}
+
+#endif

@@ -267,6 +267,7 @@ Test(events, errno_hints)
 /* Pinned specs form their own group, never split, never merged. */
 Test(events, plan_keeps_pinned_runs_together)
 {
+	TD_TEST_NEEDS_PERF_EVENT_OPEN();
 	struct td_event_spec specs[4];
 	specs[0] = parse_ok("task-clock", NULL);
 	specs[1] = parse_ok("page-faults", NULL);
@@ -287,6 +288,7 @@ Test(events, plan_keeps_pinned_runs_together)
 
 Test(events, plan_drops_a_failing_pinned_group_whole)
 {
+	TD_TEST_NEEDS_PERF_EVENT_OPEN();
 	struct td_machine m;
 	td_machine_probe(&m, "/sys", "/proc");
 	if (m.nr_pmus > 0)
