@@ -3,13 +3,15 @@
  * counters); thread i calls two regions a known number of times:
  *   "work"   (marker region)  10+i calls, body exactly 2*1000*(i+1) instructions
  *   "small"  (marker region)  5 calls, body exactly 2*100 instructions
- *   vm_hooked_work (plain function, for [regions] functions) 7+i calls,
+ *   vm_hooked_work (libtdvm.so, hooked through the PLT) 7+i calls,
  *            body exactly 2*500*(i+1) instructions
  * and prints the plan as "plan <thread> <region> <calls> <instructions per call>"
  * lines, which tests/vm/max_regions_exact.sh compares with the report.
  *
  * Usage: td-vm-regions [threads]   (default 8) */
 #define _GNU_SOURCE
+#include "td_vm_lib.h"
+
 #include <tdprobe.h>
 
 #include <pthread.h>
@@ -22,12 +24,6 @@
 static inline __attribute__((always_inline)) void spin(uint64_t n)
 {
 	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-}
-
-/* A hook target: visible, not inlined, its body the loop and a return. */
-__attribute__((noinline, used)) void vm_hooked_work(uint64_t n)
-{
-	spin(n);
 }
 
 static void *worker(void *arg)
