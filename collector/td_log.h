@@ -6,6 +6,11 @@
 
 enum td_log_level { TD_LOG_QUIET = 0, TD_LOG_ERROR = 1, TD_LOG_INFO = 2, TD_LOG_DEBUG = 3 };
 
+/* Picks where messages go, once at startup: the fd named by TDPROBE_LOG_FD
+ * (the launcher passes a copy of its stderr), else fd 2. Its identity is
+ * remembered: a message is dropped rather than written into a file the
+ * program put at that fd number later (a closed-and-reused stderr). */
+void td_log_init(const char *log_fd_env);
 void td_log_set_level(enum td_log_level level);
 enum td_log_level td_log_get_level(void);
 int td_log_parse_level(const char *s, enum td_log_level *out);

@@ -162,6 +162,7 @@ int td_startup(void)
 		atomic_store(&td_state, TD_STATE_OFF);
 		return -ENOMEM;
 	}
+	td_log_init(getenv("TDPROBE_LOG_FD"));
 	const char *lvl = getenv("TDPROBE_LOG");
 	enum td_log_level level;
 	if (lvl && td_log_parse_level(lvl, &level) == 0)
