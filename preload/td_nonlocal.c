@@ -28,7 +28,18 @@ static void *td_nonlocal_next(const char *name)
 {
 	if (td_hooks_resolve_dl())
 		return NULL;
-	return td_hooks.real_dlsym(RTLD_NEXT, name);
+	void *p = td_hooks.real_dlsym(RTLD_NEXT, name);
+	/* A C program that dlopens a C++ library RTLD_LOCAL: the C++ runtime
+	 * is not in the global scope, so ask it directly. */
+	static const char *const runtimes[] = { "libstdc++.so.6", "libc++abi.so.1", "libc++.so.1" };
+	for (size_t i = 0; !p && i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
+		void *h = td_hooks.real_dlopen(runtimes[i], RTLD_NOLOAD | RTLD_LAZY);
+		if (h) {
+			p = td_hooks.real_dlsym(h, name);
+			dlclose(h);
+		}
+	}
+	return p;
 }
 
 #define TD_REAL(var, name)                                                                         \
