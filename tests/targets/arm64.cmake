@@ -19,6 +19,11 @@ if(TD_ARCH STREQUAL "aarch64")
   target_compile_options(td-vm-regions PRIVATE ${TD_WARN} -O2)
   target_link_libraries(td-vm-regions PRIVATE tdvm pthread)
   set_target_properties(td-vm-regions PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
+  # fork, exec, thread exit under the preload.
+  add_executable(td-vm-lifecycle ${CMAKE_SOURCE_DIR}/tests/targets/arm64/td_vm_lifecycle.c)
+  target_compile_options(td-vm-lifecycle PRIVATE ${TD_WARN} -O2)
+  target_link_libraries(td-vm-lifecycle PRIVATE tdvm pthread)
+  set_target_properties(td-vm-lifecycle PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
   # AAPCS64 argument/return kinds through the hook trampoline.
   add_executable(td-vm-abi ${CMAKE_SOURCE_DIR}/tests/targets/arm64/td_vm_abi.c)
   target_compile_options(td-vm-abi PRIVATE ${TD_WARN} -O2)

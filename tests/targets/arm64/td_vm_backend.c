@@ -11,6 +11,8 @@
  *
  * Usage: td-vm-backend MODE [threads] [extra-events]
  *   MODE exact | agree | extra | access (prints the backend's reason only)
+ *        | wrap [iterations]  (one thread, 2*iterations instructions in one
+ *          delta: across a 32-bit counter wrap on cortex-a72)
  * Prints one line per thread with expected and measured figures. Exit 0/1. */
 #include "collector/td_backend.h"
 #include "collector/td_machine.h"
@@ -162,6 +164,41 @@ static void do_extra(int id, struct td_thread_counters *tc)
 		fail();
 }
 
+/* One thread, one loop of 2*n instructions between two snapshots: with
+ * n > 2^30 a 32-bit counter wraps during the loop. The expected snapshot
+ * cost is measured first on a tiny loop. */
+static uint64_t wrap_n;
+static void do_wrap(int id, struct td_thread_counters *tc)
+{
+	int ins = ev_index("instructions");
+	const volatile struct perf_event_mmap_page *pg = tc->event_pages[ins];
+	long long k[2];
+	const uint64_t ns[2] = {1000, wrap_n};
+	for (int i = 0; i < 2; i++) {
+		struct td_sample a, b;
+		struct td_counts acc;
+		memset(&acc, 0, sizeof(acc));
+		be.ops->snapshot(&be, tc, &a);
+		spin(ns[i]);
+		be.ops->snapshot(&be, tc, &b);
+		be.ops->accumulate(&be, &a, &b, &acc);
+		k[i] = (long long)acc.events[ins] - (long long)(2 * ns[i]);
+		report(id, "loop %llu instructions: measured %llu (+%lld); raw counter %llu -> %llu",
+		       (unsigned long long)(2 * ns[i]), (unsigned long long)acc.events[ins], k[i],
+		       (unsigned long long)(a.events[ins]), (unsigned long long)(b.events[ins]));
+	}
+	unsigned w = pg ? pg->pmc_width : 0;
+	/* The kernel arms a 32-bit counter at half its range (2^31 to go). */
+	bool wrapped = w == 32 && 2 * wrap_n > (1ull << 31);
+	bool ok = k[0] == k[1] && k[0] >= 0;
+	report(id, "%s pmc_width %u, page index %u, %s; snapshot cost %lld both times",
+	       ok ? "ok  " : "FAIL", w, pg ? pg->index : 0,
+	       wrapped ? "the 32-bit counter wrapped during the loop" : "no 32-bit wrap in this loop",
+	       k[0]);
+	if (!ok)
+		fail();
+}
+
 static void *worker(void *arg)
 {
 	int id = (int)(long)arg;
@@ -177,6 +214,8 @@ static void *worker(void *arg)
 		do_exact(id, &tc);
 	else if (!strcmp(mode, "agree"))
 		do_agree(id, &tc);
+	else if (!strcmp(mode, "wrap"))
+		do_wrap(id, &tc);
 	else
 		do_extra(id, &tc);
 	be.ops->thread_close(&be, &tc);
@@ -190,6 +229,11 @@ int main(int argc, char **argv)
 	mode = argc > 1 ? argv[1] : "exact";
 	int threads = argc > 2 ? atoi(argv[2]) : 8;
 	int extra = argc > 3 ? atoi(argv[3]) : 0;
+	if (!strcmp(mode, "wrap")) {
+		wrap_n = argc > 2 ? strtoull(argv[2], NULL, 0) : 1200000000ull;
+		threads = 1;
+		extra = 0;
+	}
 	char events[256] = "";
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
