@@ -73,7 +73,8 @@ struct td_regions *td_regions_new(const struct td_config *cfg)
 	/* An anonymous mapping, not calloc: its pages are zero and cost nothing
 	 * until the thread touches them (most of the table never is), whatever
 	 * malloc's mmap threshold has become. */
-	char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (mem == MAP_FAILED)
 		return NULL;
 	struct td_regions *r = (struct td_regions *)mem;
