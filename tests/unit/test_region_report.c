@@ -62,7 +62,10 @@ static void teardown(void)
 TestSuite(region_report, .init = setup, .fini = teardown);
 
 /* A real code address in this program, so symbolization has work to do. */
-__attribute__((noinline)) static void call_site_here(void) { __asm__ volatile(""); }
+__attribute__((noinline)) static void call_site_here(void)
+{
+	__asm__ volatile(".rept 16\n\tnop\n\t.endr"); /* 16+ bytes at any -O */
+}
 #define SITE ((uintptr_t)&call_site_here + 4)
 
 static void run(struct td_thread *t, uint64_t at, int region, uintptr_t ra, uint64_t len)
