@@ -5,3 +5,9 @@ foreach(t t_signal t_limits t_odd)
   target_compile_options(${t} PRIVATE -Wall -Wextra -Wno-unused-result)
   set_target_properties(${t} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
 endforeach()
+
+# The corpus replay test needs the report reader (collector/report/, added
+# after this file is included: the name resolves at generation time).
+if(TARGET test_fuzz_replay AND EXISTS ${CMAKE_SOURCE_DIR}/collector/report/CMakeLists.txt)
+  target_link_libraries(test_fuzz_replay PRIVATE td_report)
+endif()
