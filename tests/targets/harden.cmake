@@ -11,3 +11,11 @@ endforeach()
 if(TARGET test_fuzz_replay AND EXISTS ${CMAKE_SOURCE_DIR}/collector/report/CMakeLists.txt)
   target_link_libraries(test_fuzz_replay PRIVATE td_report)
 endif()
+
+# ThreadSanitizer driver (build-tsan, -DTD_TSAN=ON): the collector's
+# threading without Criterion, which cannot run under TSan.
+if(TD_TSAN)
+  add_executable(tsan_collector ${CMAKE_SOURCE_DIR}/tests/tsan/tsan_collector.c)
+  target_link_libraries(tsan_collector PRIVATE td_core)
+  set_target_properties(tsan_collector PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/unit)
+endif()
