@@ -19,3 +19,14 @@ if(TD_TSAN)
   target_link_libraries(tsan_collector PRIVATE td_core)
   set_target_properties(tsan_collector PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/unit)
 endif()
+
+# Static and set-user-ID programs for the launcher's warnings; static only
+# when the C library's archive is installed (libc6-dev).
+add_executable(t_dynamic ${CMAKE_CURRENT_LIST_DIR}/t_static.c)
+set_target_properties(t_dynamic PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
+find_file(TD_LIBC_A libc.a PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE} NO_DEFAULT_PATH)
+if(TD_LIBC_A)
+  add_executable(t_static ${CMAKE_CURRENT_LIST_DIR}/t_static.c)
+  target_link_options(t_static PRIVATE -static)
+  set_target_properties(t_static PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
+endif()
