@@ -56,6 +56,21 @@ if same_run clone "$T" clone; then
   n=$(ls "$WORK"/clone-*.json | wc -l)
   [ "$n" = 1 ] && ok "clone(): '$(tr '\n' ';' <"$WORK/clone.out1")' one report (none from the fork-like clone child)" || fail "clone: $n reports"
 fi
+# dlclose of a library with hooked call sites, 300 times, while 4 threads
+# make hooked calls: exact counts, no crash (needs function hooks).
+if TDPROBE_REGIONS=getppid TDPROBE_OUTPUT=/dev/null/x LD_PRELOAD="$LIB" /bin/true 2>&1 | grep -q 'not built into this library'; then
+  echo "  note: no function hooks in this build: dlclose case not run"
+else
+  DLC=$(realpath "$TARGETS/libtddlc.so")
+  PROFILE_ENV="TDPROBE_REGIONS=dlc_work,dlc_leaf,getppid TDPROBE_SUMMARY=no"
+  if same_run dlclose "$TARGETS/t_dlclose" "$DLC" 300; then
+    got=$(python3 "$HERE/hooks_calls.py" "$WORK"/dlclose-*.json | awk '$1 == "*" { printf "%s %s; ", $2, $3 }')
+    [ "$got" = "dlc_leaf 3000; dlc_work 300; getppid 80300; " ] \
+      && ok "dlclose x300 under 4 calling threads: '$(cat "$WORK/dlclose.out1")'; hooked calls exact: $got" \
+      || fail "dlclose: hooked calls $got (expected dlc_leaf 3000, dlc_work 300, getppid 80300)"
+  fi
+fi
+
 PROFILE_ENV="TDPROBE_SUMMARY=no"
 if same_run stray "$T" stray; then
   out=$(python3 - "$WORK"/stray-*.json <<'PY'

@@ -30,3 +30,10 @@ if(TD_LIBC_A)
   target_link_options(t_static PRIVATE -static)
   set_target_properties(t_static PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
 endif()
+
+# dlclose of a library with hooked call sites while threads run.
+add_library(tddlc SHARED ${CMAKE_CURRENT_LIST_DIR}/t_dlclose_lib.c)
+set_target_properties(tddlc PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
+add_executable(t_dlclose ${CMAKE_CURRENT_LIST_DIR}/t_dlclose.c)
+target_link_libraries(t_dlclose PRIVATE pthread dl)
+set_target_properties(t_dlclose PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${TD_TARGETS_DIR})
