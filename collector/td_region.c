@@ -247,10 +247,18 @@ static void td_frame_pop(struct td_collector *c, struct td_thread *t, struct td_
 	struct td_region_entry *e = f->entry;
 	td_seq_begin(e);
 	td_counts_add(&e->incl, &d);
-	td_counts_add(&e->child, &f->child);
+	if (f->has_child)
+		td_counts_add(&e->child, &f->child);
 	td_seq_end(e);
-	if (f->parent >= 0)
-		td_counts_add(&r->stack[f->parent].child, &d);
+	if (f->parent >= 0) {
+		/* Leaves are the common case: the child sum starts as a copy. */
+		struct td_region_frame *p = &r->stack[f->parent];
+		if (p->has_child)
+			td_counts_add(&p->child, &d);
+		else
+			p->child = d;
+		p->has_child = true;
+	}
 }
 
 /* [topdown] reset policy at an outermost entry, decided on the entry
@@ -314,8 +322,8 @@ int td_region_enter(struct td_collector *c, struct td_thread *t, int region_id, 
 	r->depth = d + 1;
 	if (td_unlikely(c->backend.emulated))
 		td_emu_set_region(&c->backend, &t->ctr, c->region_names[region_id]);
+	f->has_child = false;
 	if (f->counting) {
-		memset(&f->child, 0, sizeof(f->child));
 		/* Last, so our own bookkeeping stays outside the region. */
 		td_thread_snapshot(c, t, &f->start);
 		if (d == 0)

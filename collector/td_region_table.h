@@ -52,6 +52,7 @@ struct td_region_frame {
 	int32_t parent;          /* stack index of the nearest counting frame, -1 none */
 	struct td_region_entry *entry;
 	bool counting;           /* outermost activation of its region */
+	bool has_child;          /* child holds something (else it is stale) */
 	struct td_sample start;  /* snapshot at entry (counting frames) */
 	struct td_counts child;  /* inclusive figures of nested counting frames */
 };
