@@ -300,6 +300,11 @@ static uint64_t round_slots(double fraction, double slots)
 	return v > 0 ? (uint64_t)llround(v) : 0;
 }
 
+/* The arm64 backend's Neoverse/sbsa sets (collector/arch/aarch64); weak so
+ * other builds link without it. 0, -ENOENT (not that backend), -ENODATA. */
+int td_arm64_formulas_apply(const struct td_backend *be, struct td_counts *c)
+	__attribute__((weak));
+
 int td_formulas_apply_counts(const struct td_backend *be, struct td_counts *c)
 {
 	enum td_formula_set set = td_formulas_of(be);
@@ -323,7 +328,7 @@ int td_formulas_apply_counts(const struct td_backend *be, struct td_counts *c)
 					 c->node);
 		return 0;
 	default:
-		return -ENOENT;
+		return td_arm64_formulas_apply ? td_arm64_formulas_apply(be, c) : -ENOENT;
 	}
 	memset(c->node, 0, sizeof(c->node));
 	c->slots = 0;

@@ -6,6 +6,7 @@
 
 #ifdef TD_ARCH_aarch64
 #include "collector/arch/aarch64/td_arm64.h"
+#include "collector/td_counts.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -212,6 +213,60 @@ Test(arm64, probe_no_pmu)
 	cr_expect_eq(td_arm64_probe(&m, NULL, "/nonexistent", "/nonexistent", &p, why, sizeof(why)),
 		     -ENODEV);
 	cr_expect_str_eq(why, "no hardware PMU: test");
+}
+
+/* events[]: cycles, instructions, stall_slot_frontend, stall_slot_backend,
+ * stall_slot, op_retired, op_spec, br_mis_pred */
+static void counts(struct td_counts *c, uint64_t cyc, uint64_t fe, uint64_t be, uint64_t st,
+		   uint64_t ret, uint64_t spec, uint64_t mis)
+{
+	memset(c, 0, sizeof(*c));
+	uint64_t e[8] = {cyc, cyc, fe, be, st, ret, spec, mis};
+	memcpy(c->events, e, sizeof(e));
+}
+
+Test(arm64, topdown_sbsa_exact)
+{
+	struct td_counts c;
+	counts(&c, 1000, 1000, 2000, 3000, 800, 1000, 0);
+	cr_assert_eq(td_arm64_topdown_apply(TD_ARM64_TD_SBSA, 5, 0x410fd080, &c), 0);
+	/* slots 5*1000; fe 1000/5000; be 2000/5000; busy 1-3000/5000 = 0.4
+	 * split 0.8/0.2 by OP_RETIRED/OP_SPEC. */
+	cr_expect_eq(c.slots, 5000);
+	cr_expect_eq(c.node[TD_FRONTEND_BOUND], 1000);
+	cr_expect_eq(c.node[TD_BACKEND_BOUND], 2000);
+	cr_expect_eq(c.node[TD_RETIRING], 1600);
+	cr_expect_eq(c.node[TD_BAD_SPECULATION], 400);
+}
+
+Test(arm64, topdown_v1_mispredict_correction)
+{
+	struct td_counts c;
+	counts(&c, 1000, 1600, 2400, 4000, 900, 1000, 50);
+	cr_assert_eq(td_arm64_topdown_apply(TD_ARM64_TD_V1, 8, 0x410fd400, &c), 0);
+	/* 4*BR_MIS_PRED/CYCLES = 0.2 moves from frontend (0.2 - 0.2) to bad
+	 * speculation (0.1*0.5 + 0.2). */
+	cr_expect_eq(c.slots, 8000);
+	cr_expect_eq(c.node[TD_FRONTEND_BOUND], 0);
+	cr_expect_eq(c.node[TD_BACKEND_BOUND], 2400);
+	cr_expect_eq(c.node[TD_RETIRING], 3600);
+	cr_expect_eq(c.node[TD_BAD_SPECULATION], 2000);
+}
+
+Test(arm64, topdown_no_data)
+{
+	struct td_counts c;
+	/* Cycles count but nothing else does (QEMU, or events not counting):
+	 * no breakdown, not 100 % bad speculation. */
+	counts(&c, 5000, 0, 0, 0, 0, 0, 0);
+	cr_expect_eq(td_arm64_topdown_apply(TD_ARM64_TD_SBSA, 5, 0, &c), -ENODATA);
+	cr_expect_eq(c.slots, 0);
+	cr_expect_eq(c.node[TD_BAD_SPECULATION], 0);
+	counts(&c, 0, 0, 0, 0, 0, 0, 0);
+	cr_expect_eq(td_arm64_topdown_apply(TD_ARM64_TD_N2, 5, 0x410fd493, &c), -ENODATA);
+	counts(&c, 1000, 10, 10, 20, 5, 10, 0);
+	cr_expect_eq(td_arm64_topdown_apply(TD_ARM64_TD_N1_STALL, 0, 0x410fd0c0, &c), -ENOENT);
+	cr_expect_eq(td_arm64_topdown_apply(TD_ARM64_TD_NONE, 0, 0, &c), -ENOENT);
 }
 
 #else

@@ -90,4 +90,13 @@ typedef int (*td_arm64_open_fn)(struct perf_event_attr *a, int group_fd);
 int td_arm64_open(const struct td_arm64_pmu *p, struct perf_event_attr *a, int group_fd, bool user,
 		  bool want_long, td_arm64_open_fn open_fn);
 
+/* TopDown level 1 from the arm64 backend's events (events[] in
+ * td_arm64_events order for flavour td, slot width slots, MIDR midr):
+ * fills c->slots and c->node[0..3]. -ENODATA when the inputs are all zero
+ * (no cycles, or no slot/op counts at all: QEMU, events not counting):
+ * "no data", never 0 % or 100 %. -ENOENT for flavours without slots. */
+struct td_counts;
+int td_arm64_topdown_apply(enum td_arm64_topdown td, int slots, unsigned long midr,
+			   struct td_counts *c);
+
 #endif

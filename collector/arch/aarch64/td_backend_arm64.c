@@ -217,7 +217,9 @@ static int td_arm64_probe_be(struct td_backend *be)
 	}
 	td_arm64_close_fds(s, &tc);
 	be->nr_events = s->nev;
-	be->topdown_level = 0; /* slot formulas are applied at report time */
+	/* Slot formulas are applied at report time (td_arm64_formulas_apply). */
+	be->topdown_level = s->pmu.topdown == TD_ARM64_TD_SBSA || s->pmu.topdown == TD_ARM64_TD_V1 ||
+				    s->pmu.topdown == TD_ARM64_TD_N2 ? 1 : 0;
 	be->emulated = false;
 	be->method = td_arm64_topdown_name(s->pmu.topdown);
 
@@ -362,6 +364,17 @@ static void td_arm64_thread_close(const struct td_backend *be, struct td_thread_
 {
 	td_arm64_close_fds(be->priv, tc);
 	tc->open = false;
+}
+
+/* Called by td_formulas_apply for every counts object the report writes. */
+int td_arm64_formulas_apply(const struct td_backend *be, struct td_counts *c);
+int td_arm64_formulas_apply(const struct td_backend *be, struct td_counts *c)
+{
+	if (!be || be->ops != &td_backend_arm64_ops || !be->priv)
+		return -ENOENT;
+	const struct td_arm64_priv *s = be->priv;
+	return td_arm64_topdown_apply(s->pmu.topdown, s->pmu.slots, be->machine ? be->machine->midr : 0,
+				      c);
 }
 
 const struct td_backend_ops td_backend_arm64_ops = {
