@@ -18,8 +18,8 @@
  * GOT, which is the case for position-independent code: PIE executables
  * (the default of Debian, Ubuntu, Fedora toolchains) and shared libraries.
  * A non-PIE executable (-no-pie) resolves an undefined weak symbol to 0 at
- * link time; link it with libtdprobe-nop.so (same symbols, no-ops) so the
- * preload can interpose them, or build with -fPIE -pie.
+ * link time, so its markers stay silent even under the preload: build it
+ * with -fPIE -pie, or put the markers in a shared library.
  *
  * Rules: pass the same string to begin and end (compared by content). An
  * end whose name is not the innermost open region closes the regions left
