@@ -43,7 +43,13 @@ void *td_hook_enter(unsigned id, uintptr_t *ra_slot)
 	int saved_errno = errno;
 	struct td_thread *t = td_preload_thread();
 	if (td_likely(t != NULL) && td_guard_take(t)) {
-		if (td_region_enter(td_hooks.c, t, h->region, *ra_slot) == 0) {
+		uintptr_t ra = *ra_slot;
+		/* A hooked function tail-calling another: the slot already holds
+		 * the exit trampoline; the call site is the original caller. */
+		for (int k = tl->top - 1; td_unlikely(ra == (uintptr_t)td_hooks.tramp.exit) && k >= 0; k--)
+			if (tl->e[k].slot == ra_slot)
+				ra = tl->e[k].ra;
+		if (td_region_enter(td_hooks.c, t, h->region, ra) == 0) {
 			struct td_shadow *e = &tl->e[tl->top];
 			e->slot = ra_slot;
 			e->ra = *ra_slot;

@@ -1,7 +1,9 @@
 /* libtdhk: hooked functions for the longjmp, signal, thread and recursion
  * tests. Every call below goes through a PLT slot (exported, interposable). */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <unistd.h>
 
 volatile uint64_t hk_sink;
 
@@ -51,4 +53,26 @@ void hk_sigjump(sigjmp_buf *env, int depth)
 		return;
 	}
 	siglongjmp(*env, 3);
+}
+
+/* pthread_exit from inside two nested hooked frames. */
+void hk_exit_inner(int code)
+{
+	hk_work((uint64_t)code);
+	pthread_exit((void *)(intptr_t)code);
+}
+
+void hk_exit_outer(int code)
+{
+	void (*volatile inner)(int) = hk_exit_inner;
+	inner(code);
+}
+
+/* Blocks in a cancellation point inside a hooked frame. */
+void hk_block(int fd)
+{
+	char c;
+	for (;;)
+		if (read(fd, &c, 1) <= 0)
+			return;
 }
