@@ -156,6 +156,24 @@ uintptr_t td_hooks_shadow_ra(unsigned nth)
 	return tl->e[tl->top - 1 - (int)nth].ra;
 }
 
+void td_hooks_fix_chain(uintptr_t *chain, int n)
+{
+	struct td_hook_tls *tl = &td_hook_tls_now;
+	uintptr_t exit = (uintptr_t)td_hooks.tramp.exit;
+	int k = tl->top - 1;
+	for (int i = 0; i < n; i++) {
+		if (chain[i] != exit)
+			continue;
+		/* Tail calls stack several entries on one slot; the bottom one
+		 * holds the real address. */
+		while (k >= 0 && tl->e[k].ra == exit)
+			k--;
+		if (k < 0)
+			return;
+		chain[i] = tl->e[k--].ra;
+	}
+}
+
 /* Thread end or pthread_exit inside hooked functions: the forced unwind
  * that follows must see the real return addresses, and every region the
  * thread still has open through a hook is closed here, innermost first. */

@@ -115,6 +115,10 @@ void td_hooks_shadow_discard(uintptr_t sp);
  * hijacked frame counted from the innermost (0), or 0. */
 bool td_hooks_is_exit(uintptr_t pc);
 uintptr_t td_hooks_shadow_ra(unsigned nth);
+/* Replaces exit-trampoline addresses in a captured chain (innermost frame
+ * first, taken on this thread) with the original return addresses. An
+ * unwinder stops at the first one, so this restores that one frame. */
+void td_hooks_fix_chain(uintptr_t *chain, int n);
 
 /* Scans all loaded objects and patches what matches (install path: takes
  * the lock). Returns the number of slots newly patched or -errno. */
