@@ -5,10 +5,13 @@
  *   dlsym/dlvsym(RTLD_NEXT, ...)  real function, caller intact, no stub
  *                                 (an interposer asking for "the next
  *                                 definition" wants the real thing)
- *   dlsym/dlvsym(other handle)    called from here, the result replaced
- *                                 by the stub when the name is hooked;
- *                                 RTLD_DEFAULT misses retried in the
- *                                 caller's own scope
+ *   dlsym/dlvsym(RTLD_DEFAULT)    called from here (misses retried in the
+ *                                 caller's own scope), the real address
+ *                                 returned: it must compare equal to the
+ *                                 program's own &function
+ *   dlsym/dlvsym(a dlopen handle) called from here, the result replaced
+ *                                 by the stub when the name is hooked
+ *                                 (plugins reached only through dlsym)
  *   dlopen/dlmopen(path with '/' and no '$', or NULL)
  *                                 called from here (the caller cannot
  *                                 change the result), new objects patched
@@ -144,7 +147,7 @@ void *td_dl_sym_c(void *handle, const char *name)
 		if (r)
 			dlerror();
 	}
-	return r ? td_hooks_subst(name, r) : r;
+	return r && handle != RTLD_DEFAULT ? td_hooks_subst(name, r) : r;
 }
 
 void *td_dl_vsym_c(void *handle, const char *name, const char *version)
@@ -162,7 +165,7 @@ void *td_dl_vsym_c(void *handle, const char *name, const char *version)
 		if (r)
 			dlerror();
 	}
-	return r ? td_hooks_subst(name, r) : r;
+	return r && handle != RTLD_DEFAULT ? td_hooks_subst(name, r) : r;
 }
 
 #endif

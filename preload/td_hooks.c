@@ -214,9 +214,66 @@ static bool td_hooks_is_func(void *addr)
 	return t == STT_FUNC || t == STT_GNU_IFUNC;
 }
 
+/* GLOB_DAT slots of one object that match a pattern, with how its code
+ * uses them: only slots used for calls alone (-fno-plt) are patched. A
+ * slot whose value the code reads is a function pointer the program may
+ * compare with one obtained elsewhere (a data relocation, a local
+ * reference): changing it would break pointer identity (CPython compares
+ * tp_free with PyObject_GC_Del this way). */
+#define TD_HOOKS_MAX_GD 256
+struct td_hooks_gd {
+	void **slots[TD_HOOKS_MAX_GD];
+	unsigned char uses[TD_HOOKS_MAX_GD];
+	size_t n;
+};
+
+struct td_hooks_walk {
+	int patched;
+	struct td_hooks_gd gd;
+};
+
+static int td_hooks_gd_cb(void *arg, const struct td_got_obj *o, const struct td_got_slot *s)
+{
+	struct td_hooks_gd *gd = arg;
+	if (s->type == TD_R_GLOB_DAT && gd->n < TD_HOOKS_MAX_GD && td_hooks_match(s->sym) >= 0)
+		gd->slots[gd->n++] = s->slot;
+	return 0;
+}
+
+static int td_hooks_ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void td_hooks_gd_scan(const struct td_got_obj *o, struct td_hooks_gd *gd)
+{
+	gd->n = 0;
+	td_got_for_each_slot(o, td_hooks_gd_cb, gd);
+	if (!gd->n)
+		return;
+	qsort(gd->slots, gd->n, sizeof(gd->slots[0]), td_hooks_ptr_cmp);
+	memset(gd->uses, 0, sizeof(gd->uses));
+	for (int i = 0; i < o->phnum; i++) {
+		const ElfW(Phdr) *p = &o->phdr[i];
+		if (p->p_type == PT_LOAD && (p->p_flags & PF_X) && (p->p_flags & PF_R))
+			td_tramp_arch_slot_uses((const unsigned char *)(o->base + p->p_vaddr),
+						p->p_filesz, (void *const *const *)gd->slots, gd->uses,
+						gd->n);
+	}
+}
+
+static bool td_hooks_gd_call_only(const struct td_hooks_gd *gd, void **slot)
+{
+	for (size_t i = 0; i < gd->n; i++)
+		if (gd->slots[i] == slot)
+			return gd->uses[i] == TD_SLOT_CALL;
+	return false;
+}
+
 static int td_hooks_slot_cb(void *arg, const struct td_got_obj *o, const struct td_got_slot *s)
 {
-	int *patched = arg;
+	struct td_hooks_walk *w = arg;
 	int pat = td_hooks_match(s->sym);
 	if (pat < 0)
 		return 0;
@@ -226,6 +283,10 @@ static int td_hooks_slot_cb(void *arg, const struct td_got_obj *o, const struct 
 	}
 	if (s->st_type != STT_FUNC && s->st_type != STT_GNU_IFUNC && s->st_type != STT_NOTYPE)
 		return 0;
+	if (s->type == TD_R_GLOB_DAT && !td_hooks_gd_call_only(&w->gd, s->slot)) {
+		td_hooks.pat[pat].pointers++;
+		return 0;
+	}
 	void *cur = __atomic_load_n(s->slot, __ATOMIC_ACQUIRE);
 	unsigned id;
 	if (!cur || td_tramp_lookup(&td_hooks.tramp, (uintptr_t)cur, &id))
@@ -253,7 +314,7 @@ static int td_hooks_slot_cb(void *arg, const struct td_got_obj *o, const struct 
 	}
 	td_hooks.pat[pat].slots++;
 	td_hooks.slots++;
-	(*patched)++;
+	w->patched++;
 	return 0;
 }
 
@@ -301,10 +362,12 @@ static int td_hooks_def_cb(void *arg, const struct td_got_obj *o, const char *na
 static int td_hooks_scan_locked(bool report)
 {
 	struct td_hooks_objs l = { 0 };
-	int patched = 0;
+	static struct td_hooks_walk w; /* under the lock; off small thread stacks */
+	w.patched = 0;
 	dl_iterate_phdr(td_hooks_list_cb, &l);
 	for (size_t i = 0; i < l.n; i++) {
-		int err = td_got_for_each_slot(&l.v[i], td_hooks_slot_cb, &patched);
+		td_hooks_gd_scan(&l.v[i], &w.gd);
+		int err = td_got_for_each_slot(&l.v[i], td_hooks_slot_cb, &w);
 		if (err)
 			td_dbg("hooks: %s: bad relocation table", l.v[i].name);
 		if (report)
@@ -312,7 +375,7 @@ static int td_hooks_scan_locked(bool report)
 	}
 	td_hooks.objects = (unsigned)l.n;
 	free(l.v);
-	return patched;
+	return w.patched;
 }
 
 int td_hooks_scan(void)
@@ -367,7 +430,10 @@ int td_hooks_install(struct td_collector *c)
 		const struct td_hook_pattern *p = &td_hooks.pat[i];
 		if (p->slots)
 			continue;
-		if (p->refused)
+		if (p->pointers && !p->hooks)
+			td_info("region '%s': only its address is taken through the GOT; not hooked, "
+				"so that function pointers compare equal", p->text);
+		else if (p->refused)
 			td_err("region '%s': not hooked: it returns twice, switches stacks or is "
 			       "interposed by tdprobe itself", p->text);
 		else if (!p->defined)

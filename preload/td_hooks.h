@@ -40,6 +40,7 @@ struct td_hook_pattern {
 	bool glob;
 	unsigned slots;    /* GOT slots patched for it */
 	unsigned hooks;    /* distinct functions hooked for it */
+	unsigned pointers; /* GLOB_DAT slots left alone: the code reads the pointer */
 	unsigned refused;  /* slots left alone (td_hooks_refused, our own interposers) */
 	bool defined;      /* some loaded object defines a match */
 };

@@ -11,6 +11,7 @@
 #define TD_TRAMP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -54,5 +55,14 @@ bool td_tramp_arch_is_lazy_plt(uintptr_t code);
 /* If the code at addr is an indirect jump through memory (a PLT entry),
  * the address of the memory word it jumps through, else NULL. */
 void **td_tramp_arch_plt_slot(uintptr_t code);
+/* How code in [text, text+len) uses the GOT slots slots[0..n) (sorted by
+ * address): uses[i] gets TD_SLOT_CALL for an indirect call/jump through
+ * the slot, TD_SLOT_OTHER for any other reference (the pointer's value is
+ * taken: patching it would change the function's address as the program
+ * sees it). */
+#define TD_SLOT_CALL 1
+#define TD_SLOT_OTHER 2
+void td_tramp_arch_slot_uses(const unsigned char *text, size_t len, void *const *const *slots,
+			     unsigned char *uses, size_t n);
 
 #endif

@@ -1,4 +1,6 @@
 # Helpers of the hooks_*.sh tests (sourced after lib.bash).
+# Absolute, so that programs changing directory still find it.
+LIB=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB")
 calls() { python3 "$HERE/hooks_calls.py" "$@"; }
 
 # expect_calls FILE THREAD FUNCTION N: exact calls of FUNCTION on THREAD

@@ -44,6 +44,27 @@ SQL
   done
 fi
 
+# CPython compares function pointers taken through its GOT with ones in
+# static type objects (tp_free == PyObject_GC_Del): address-taking GOT
+# slots must stay as they are. Py* and the allocator hooked, a threaded
+# script with hashlib/zlib/json: same output.
+PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)  # past any pyenv shim
+if [ -n "$PY" ]; then
+  cat >"$WORK/t.py" <<'PYEOF'
+import hashlib, json, threading, zlib
+def w(i):
+    h = hashlib.sha256()
+    for k in range(2000): h.update(zlib.compress(str(k * i).encode()))
+    return h.hexdigest()
+ts = [threading.Thread(target=w, args=(i,)) for i in range(4)]
+[t.start() for t in ts]; [t.join() for t in ts]
+print(w(3)[:16], json.dumps({"a": [1, 2]}))
+PYEOF
+  PROFILE_ENV="TDPROBE_REGIONS=Py*,malloc,free TDPROBE_SUMMARY=no" same_run py "$PY" "$WORK/t.py"
+  R=$(report_of py)
+  [ -n "$R" ] && calls "$R" | awk '$1 == "*"' | sort -k3 -n | tail -3 | sed 's/^/  python3 top: /'
+fi
+
 # A name found nowhere: one warning line, the program unharmed.
 PROFILE_ENV="TDPROBE_REGIONS=td_no_such_function_xyz TDPROBE_SUMMARY=no" same_run missing bzip2 -c "$WORK/input.txt"
 n=$(grep -c "^tdprobe: region 'td_no_such_function_xyz': no such symbol in any loaded object$" "$WORK/missing.err1")

@@ -1,9 +1,10 @@
 /* td_got and td_tramp on real objects: the test library libtdabi.so (built
  * into build/targets) and this test program. The dynamic-section walker
  * must find the same definitions as dlsym, the imports the code really
- * makes (PLT and -fno-plt/pointer GOT slots), tell a lazy PLT stub from a
- * bound slot, write RELRO slots and leave them read-only; a generated stub
- * must call its target with every argument intact. */
+ * makes (PLT and -fno-plt/pointer GOT slots), tell a call-only GOT slot
+ * from one whose pointer the code reads, tell a lazy PLT stub from a bound
+ * slot, write RELRO slots and leave them read-only; a generated stub must
+ * call its target with every argument intact. */
 #include "td_got.h"
 #include "td_hooks.h"
 #include "td_tramp.h"
@@ -19,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Called through its GOT slot (GLOB_DAT), as -fno-plt code does. */
+extern pid_t getppid(void) __attribute__((noplt));
 
 static char abi_path[PATH_MAX + 64];
 
@@ -67,6 +71,7 @@ static const char *abi_funcs[] = {
 	"abi_many_ints", "abi_mixed",     "abi_big_byval", "abi_varargs",  "abi_ld",
 	"abi_cld",       "abi_i128",      "abi_errno",     "abi_small_ret", "abi_pair_ret",
 	"abi_float",     "abi_m128",      "abi_m256",      "abi_recurse",   "abi_callback",
+	"abi_addr_of_many_ints", "abi_identity", "abi_addr_of_identity",
 };
 #define NFUNCS (sizeof(abi_funcs) / sizeof(abi_funcs[0]))
 
@@ -120,9 +125,11 @@ Test(got, for_each_func_lists_every_exported_function)
 struct slots {
 	void **errno_slot;
 	unsigned errno_type;
-	void **recurse_slot;
-	unsigned recurse_type;
+	void **many_slot;
+	unsigned many_type;
 	void **dlopen_slot;
+	void **ppid_slot;
+	unsigned ppid_type;
 	int total;
 };
 
@@ -136,11 +143,14 @@ static int slot_cb(void *arg, const struct td_got_obj *o, const struct td_got_sl
 		r->errno_type = s->type;
 		cr_assert_not_null(s->version, "no version for __errno_location");
 		cr_assert_str_eq(s->version, "GLIBC_2.2.5");
-	} else if (strcmp(s->sym, "abi_recurse") == 0) {
-		r->recurse_slot = s->slot;
-		r->recurse_type = s->type;
+	} else if (strcmp(s->sym, "abi_many_ints") == 0) {
+		r->many_slot = s->slot;
+		r->many_type = s->type;
 	} else if (strcmp(s->sym, "dlopen") == 0) {
 		r->dlopen_slot = s->slot;
+	} else if (strcmp(s->sym, "getppid") == 0) {
+		r->ppid_slot = s->slot;
+		r->ppid_type = s->type;
 	}
 	return 0;
 }
@@ -155,10 +165,10 @@ Test(got, slots_are_the_imports_the_code_makes)
 	cr_assert_not_null(r.errno_slot);
 	cr_assert_eq(r.errno_type, TD_R_JUMP_SLOT);
 	cr_assert_eq(*r.errno_slot, dlsym(RTLD_DEFAULT, "__errno_location"));
-	/* abi_recurse takes its own address: a GLOB_DAT slot bound to itself. */
-	cr_assert_not_null(r.recurse_slot);
-	cr_assert_eq(r.recurse_type, TD_R_GLOB_DAT);
-	cr_assert_eq(*r.recurse_slot, dlsym(h, "abi_recurse"));
+	/* abi_addr_of_many_ints takes the address: a GLOB_DAT slot. */
+	cr_assert_not_null(r.many_slot);
+	cr_assert_eq(r.many_type, TD_R_GLOB_DAT);
+	cr_assert_eq(*r.many_slot, dlsym(h, "abi_many_ints"));
 	/* The test program's own import. */
 	struct td_got_obj m = parse(NULL);
 	struct slots rm = { 0 };
@@ -208,17 +218,48 @@ Test(got, write_to_relro_slot_restores_read_only)
 	struct td_got_obj o = parse("/libtdabi.so");
 	struct slots r = { 0 };
 	td_got_for_each_slot(&o, slot_cb, &r);
-	uintptr_t a = (uintptr_t)r.recurse_slot;
+	uintptr_t a = (uintptr_t)r.many_slot;
 	cr_assert(a >= o.relro_start && a < o.relro_end, "GLOB_DAT slot not in RELRO");
 	cr_assert_not(page_writable(a), "RELRO page writable before");
-	void *old = *r.recurse_slot;
-	cr_assert_eq(td_got_write(&o, r.recurse_slot, (void *)0x1234), 0);
-	cr_assert_eq(*r.recurse_slot, (void *)0x1234);
+	void *old = *r.many_slot;
+	cr_assert_eq(td_got_write(&o, r.many_slot, (void *)0x1234), 0);
+	cr_assert_eq(*r.many_slot, (void *)0x1234);
 	cr_assert_not(page_writable(a), "RELRO page left writable");
-	cr_assert_eq(td_got_write(&o, r.recurse_slot, old), 0);
-	long (*rec)(long) = (long (*)(long))dlsym(h, "abi_recurse");
-	cr_assert_eq(rec(10), 55);
+	cr_assert_eq(td_got_write(&o, r.many_slot, old), 0);
+	void *(*addr)(void) = (void *(*)(void))dlsym(h, "abi_addr_of_many_ints");
+	cr_assert_eq(addr(), dlsym(h, "abi_many_ints"));
 	cr_assert_eq(td_got_write(&o, (void **)&old, old), -EFAULT, "slot outside the object");
+}
+
+static void slot_uses(const struct td_got_obj *o, void **slot, unsigned char *use)
+{
+	void *const *slots[1] = { slot };
+	*use = 0;
+	for (int i = 0; i < o->phnum; i++) {
+		const ElfW(Phdr) *p = &o->phdr[i];
+		if (p->p_type == PT_LOAD && (p->p_flags & PF_X))
+			td_tramp_arch_slot_uses((const unsigned char *)(o->base + p->p_vaddr),
+						p->p_filesz, slots, use, 1);
+	}
+}
+
+Test(got, call_only_slots_are_told_from_address_taken_ones)
+{
+	open_abi(RTLD_NOW);
+	struct td_got_obj o = parse("/libtdabi.so");
+	struct slots r = { 0 };
+	td_got_for_each_slot(&o, slot_cb, &r);
+	unsigned char use;
+	slot_uses(&o, r.many_slot, &use);
+	cr_assert_eq(use, TD_SLOT_OTHER, "abi_many_ints slot: use %d, want pointer read", use);
+	cr_assert_gt(getppid(), 0);
+	struct td_got_obj m = parse(NULL);
+	struct slots rm = { 0 };
+	td_got_for_each_slot(&m, slot_cb, &rm);
+	cr_assert_not_null(rm.ppid_slot, "no GOT slot for getppid");
+	cr_assert_eq(rm.ppid_type, TD_R_GLOB_DAT);
+	slot_uses(&m, rm.ppid_slot, &use);
+	cr_assert_eq(use, TD_SLOT_CALL, "getppid slot: use %d, want call only", use);
 }
 
 Test(tramp, stub_calls_the_real_function_with_all_arguments)

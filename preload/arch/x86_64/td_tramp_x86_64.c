@@ -91,3 +91,37 @@ void **td_tramp_arch_plt_slot(uintptr_t code)
 	memcpy(&rel, p + 2, 4);
 	return (void **)(p + 6 + rel);
 }
+
+/* Finds RIP-relative memory operands that address a slot: a 32-bit
+ * displacement at p whose target (end of displacement + disp) is the slot.
+ * `ff 15` (call *) and `ff 25` (jmp *) right before it are calls; anything
+ * else (mov, cmp, push ...) reads the pointer. Instructions with an
+ * immediate after the displacement are not seen; no compiler emits those
+ * for a GOT load. A chance byte match can only make a slot look used
+ * otherwise, which leaves it unpatched. */
+void td_tramp_arch_slot_uses(const unsigned char *text, size_t len, void *const *const *slots,
+			     unsigned char *uses, size_t n)
+{
+	if (n == 0 || len < 6)
+		return;
+	uintptr_t lo = (uintptr_t)slots[0], hi = (uintptr_t)slots[n - 1];
+	for (size_t p = 2; p + 4 <= len; p++) {
+		int32_t disp;
+		memcpy(&disp, text + p, 4);
+		uintptr_t target = (uintptr_t)(text + p + 4) + (intptr_t)disp;
+		if (target < lo || target > hi)
+			continue;
+		size_t a = 0, b = n;
+		while (a < b) {
+			size_t m = (a + b) / 2;
+			if ((uintptr_t)slots[m] < target)
+				a = m + 1;
+			else
+				b = m;
+		}
+		if (a == n || (uintptr_t)slots[a] != target)
+			continue;
+		bool call = text[p - 2] == 0xff && (text[p - 1] == 0x15 || text[p - 1] == 0x25);
+		uses[a] |= call ? TD_SLOT_CALL : TD_SLOT_OTHER;
+	}
+}

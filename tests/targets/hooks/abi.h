@@ -25,4 +25,7 @@ __m128 abi_m128(__m128 a, __m128 b);
 __m256d abi_m256(__m256d a, __m256d b) __attribute__((target("avx")));
 long abi_recurse(long n);         /* calls itself through the PLT */
 long abi_callback(long (*fn)(long), long x);
+void *abi_addr_of_many_ints(void);
+int abi_identity(int x);
+void *abi_addr_of_identity(void);
 #endif

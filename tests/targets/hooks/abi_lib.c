@@ -86,11 +86,34 @@ __attribute__((target("avx"))) __m256d abi_m256(__m256d a, __m256d b)
 	return _mm256_add_pd(_mm256_mul_pd(a, b), b);
 }
 
-/* Through a GOT-loaded pointer: GCC binds direct self-calls locally. */
+/* GCC binds direct self-calls locally: recurse through another exported
+ * function, so each level calls through the PLT. */
+long tdabi_recurse_step(long n);
+
 long abi_recurse(long n)
 {
-	long (*volatile self)(long) = abi_recurse;
-	return n <= 1 ? 1 : n + self(n - 1);
+	return n <= 1 ? 1 : n + tdabi_recurse_step(n - 1);
+}
+
+long tdabi_recurse_step(long n)
+{
+	return abi_recurse(n);
+}
+
+/* The library's own view of functions' addresses (through its GOT). */
+void *abi_addr_of_many_ints(void)
+{
+	return (void *)abi_many_ints;
+}
+
+int abi_identity(int x)
+{
+	return x;
+}
+
+void *abi_addr_of_identity(void)
+{
+	return (void *)abi_identity;
 }
 
 long abi_callback(long (*fn)(long), long x)

@@ -2,9 +2,11 @@
  * prints every result bit-exactly (%a), errno included. Run with and
  * without the preload hooking abi_*: the output must be identical.
  * Usage: hooks_abi [rounds]; each round makes the same calls (so the
- * report's call counts are known: rounds per function, abi_recurse 10 per
- * round through its own PLT, abi_varargs twice). */
+ * report's call counts are known: once per round per function, but
+ * abi_many_ints 3 (twice directly, once -fno-plt), abi_recurse 15
+ * (10 + 5 levels), abi_varargs 2). */
 #include "abi.h"
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +49,7 @@ static void round_once(int print)
 	float m[4];
 	_mm_storeu_ps(m, abi_m128(_mm_setr_ps(1, 2, 3, 4), _mm_setr_ps(0.5f, -1, 2, 1e-7f)));
 	long r12 = abi_recurse(10);
-	long (*volatile fp)(long, long, long, long, long, long, long, long, long, long) = abi_many_ints;
-	long r13 = fp(10, 9, 8, 7, 6, 5, 4, 3, 2, 1);
+	long r13 = abi_many_ints(10, 9, 8, 7, 6, 5, 4, 3, 2, 1);
 	long r14 = abi_callback(twice, 21);
 	long r15 = abi_noplt_calls(5);
 	double v[4] = { 0 };
@@ -63,9 +64,17 @@ static void round_once(int print)
 	printf("i128 %016llx%016llx\n", (unsigned long long)(r7 >> 64), (unsigned long long)r7);
 	printf("errno ret %d errno %d\nsmall %a %ld\npair %a %a\nfloat %a\n", r8, err8, r9.x, r9.y,
 	       r10.a, r10.b, (double)r11);
-	printf("m128 %a %a %a %a\nrecurse %ld\nfnptr %ld\ncallback %ld\nnoplt %ld\n", m[0], m[1], m[2],
+	printf("m128 %a %a %a %a\nrecurse %ld\nmany2 %ld\ncallback %ld\nnoplt %ld\n", m[0], m[1], m[2],
 	       m[3], r12, r13, r14, r15);
 	printf("m256 %a %a %a %a\n", v[0], v[1], v[2], v[3]);
+	/* Function pointers must compare equal however they were obtained:
+	 * abi_identity's address is taken here and never called; the library
+	 * takes abi_many_ints' address. */
+	void *mine = (void *)abi_identity, *lib = abi_addr_of_identity();
+	void *dl = dlsym(RTLD_DEFAULT, "abi_identity");
+	void *many_lib = abi_addr_of_many_ints(), *many_dl = dlsym(RTLD_DEFAULT, "abi_many_ints");
+	printf("identity exe==lib %d exe==dlsym %d lib==dlsym %d\n", mine == lib, mine == dl,
+	       many_lib == many_dl);
 }
 
 int main(int argc, char **argv)

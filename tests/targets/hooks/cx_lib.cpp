@@ -5,6 +5,10 @@
 #include <stdexcept>
 #include <vector>
 
+namespace cxlib_step {
+int thrower_step(int depth);
+}
+
 namespace cxlib {
 struct Err {
 	int code;
@@ -19,9 +23,9 @@ int thrower(int depth)
 {
 	if (depth == 0)
 		throw Err{ 42 };
-	// Through a GOT-loaded pointer: GCC binds direct self-calls locally.
-	int (*volatile self)(int) = thrower;
-	return self(depth - 1) + 1;
+	// Recursion through another exported function (a PLT call each level):
+	// GCC binds direct self-calls locally.
+	return cxlib_step::thrower_step(depth - 1) + 1;
 }
 
 int catch_inside(int depth)
@@ -71,3 +75,10 @@ int with_cleanup(int depth, int *count)
 	return thrower(depth);
 }
 } // namespace cxlib
+
+namespace cxlib_step {
+int thrower_step(int depth)
+{
+	return cxlib::thrower(depth);
+}
+} // namespace cxlib_step

@@ -8,8 +8,11 @@
 volatile uint64_t hk_sink;
 
 /* GCC binds a function's calls to itself directly, even when the symbol
- * is interposable; recursion through a pointer loaded from the GOT
- * (a GLOB_DAT slot) is what a hook can see. */
+ * is interposable: recursion goes through an exported hkx_*_step function,
+ * so each level is a call through the PLT (hkx_ is outside the hk_* glob). */
+uint64_t hkx_rec_step(int n);
+void hkx_jump_step(jmp_buf *env, int depth, int how);
+void hkx_sigjump_step(sigjmp_buf *env, int depth);
 
 /* A little real work, never inlined away. */
 uint64_t hk_work(uint64_t x)
@@ -23,10 +26,14 @@ uint64_t hk_work(uint64_t x)
 /* Recursion: hk_rec(n) makes n entries in total. */
 uint64_t hk_rec(int n)
 {
-	uint64_t (*volatile self)(int) = hk_rec;
 	if (n <= 1)
 		return hk_work((uint64_t)n);
-	return self(n - 1) + 1;
+	return hkx_rec_step(n - 1) + 1;
+}
+
+uint64_t hkx_rec_step(int n)
+{
+	return hk_rec(n);
 }
 
 #pragma GCC diagnostic ignored "-Winfinite-recursion"
@@ -34,9 +41,9 @@ uint64_t hk_rec(int n)
 /* longjmp out of depth hooked frames (hk_jump recursing through the PLT). */
 void hk_jump(jmp_buf *env, int depth, int how)
 {
-	void (*volatile self)(jmp_buf *, int, int) = hk_jump;
 	if (depth > 0) {
-		self(env, depth - 1, how);
+		hkx_jump_step(env, depth - 1, how);
+		hk_sink++;
 		return;
 	}
 	hk_work((uint64_t)how);
@@ -47,12 +54,22 @@ void hk_jump(jmp_buf *env, int depth, int how)
 
 void hk_sigjump(sigjmp_buf *env, int depth)
 {
-	void (*volatile self)(sigjmp_buf *, int) = hk_sigjump;
 	if (depth > 0) {
-		self(env, depth - 1);
+		hkx_sigjump_step(env, depth - 1);
+		hk_sink++;
 		return;
 	}
 	siglongjmp(*env, 3);
+}
+
+void hkx_jump_step(jmp_buf *env, int depth, int how)
+{
+	hk_jump(env, depth, how);
+}
+
+void hkx_sigjump_step(sigjmp_buf *env, int depth)
+{
+	hk_sigjump(env, depth);
 }
 
 /* pthread_exit from inside two nested hooked frames. */
@@ -62,10 +79,10 @@ void hk_exit_inner(int code)
 	pthread_exit((void *)(intptr_t)code);
 }
 
+/* A tail call through the PLT: both hooks see the same return-address slot. */
 void hk_exit_outer(int code)
 {
-	void (*volatile inner)(int) = hk_exit_inner;
-	inner(code);
+	hk_exit_inner(code);
 }
 
 /* Blocks in a cancellation point inside a hooked frame. */
