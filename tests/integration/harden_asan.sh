@@ -5,7 +5,7 @@
 # libtdprobe.so"; leak checking is off (the hosts' own leaks are not ours).
 # Programs: 500 threads + fork + exec, on_signal, daemons closing fds, dup2,
 # vfork/posix_spawn, clone, _exit from a thread, ulimit -n 64 with 200 threads,
-# hooked functions on 8 threads and under a signal storm, xz -T2. Each must
+# xz -T2. Not possible under ASan: anything that calls dlopen (see below). Each must
 # give the same stdout and status as without us, write its reports, and
 # ASan must report nothing.
 source "$(dirname "$0")/lib.bash"
@@ -54,10 +54,8 @@ arun clone -- "$T/t_odd" clone
 arun exit-thread -- "$T/t_odd" exit-thread
 before=$FAILS
 ( ulimit -n 64; arun limits "${PERF[@]}" -- "$T/t_limits" fds 40 200 10; [ $FAILS = $before ] ) || FAILS=$((FAILS + 1))
-if [ -x "$T/hooks_threads" ]; then
-  arun hooks TDPROBE_REGIONS=hk_work,hk_rec -- "$T/hooks_threads"
-  arun storm TDPROBE_REGIONS=hk_work TDPROBE_ON_SIGNAL=ALRM -- "$T/hooks_signal" 100000
-fi
+# Not here either: function hooks. Installing them dlopens libstdc++ with
+# RTLD_NOLOAD, which loops in ASan's dlopen interceptor (same gap as above).
 head -c 3000000 /dev/urandom | base64 >"$WORK/in.txt"
 arun xz -- xz -T2 --block-size=1MiB -c "$WORK/in.txt"
 echo "  $n programs clean under the ASan build of the library"
