@@ -44,15 +44,21 @@ $1 == "plan" {
 	if (!($3 in cmin) || c[n] < cmin[$3]) cmin[$3] = c[n]
 }
 END {
+	# One line per thread: region calls x (body + c) = expected, measured.
+	# Prefixed @@TD-FIG: qemu-arm64-test repeats them at the end of its output.
 	for (i = 1; i <= n; i++) {
 		r = rg[i]
 		ok = mc[i] == calls[i] && c[i] >= 0 && c[i] <= cmax && c[i] - cmin[r] <= tol
-		printf "%s %s %-14s calls %3d (planned %3d)  body %6d = %d x %d  measured %7d  per-call cost c = %.1f\n",
-			ok ? "ok  " : "FAIL", th[i], r, mc[i], calls[i], calls[i] * body[i], calls[i], body[i], mi[i], c[i]
 		if (!ok) bad++
+		line[th[i]] = line[th[i]] sprintf("%s%s %d x (%d + %.0f) = %d, measured %d%s", line[th[i]] == "" ? "" : "; ",
+			r, mc[i], body[i], cmin[r], calls[i] * (body[i] + cmin[r]), mi[i],
+			ok ? (mi[i] == calls[i] * (body[i] + cmin[r]) ? "" : sprintf(" (+%d)", mi[i] - calls[i] * (body[i] + cmin[r]))) : sprintf(" WRONG (planned %d calls)", calls[i]))
+		order[th[i]] = i
 	}
-	for (r in cmin) printf "region %s: tdprobe per-call cost c = %.1f instructions (every thread within +%d of it)\n", r, cmin[r], tol
+	for (t in order) printf "@@TD-FIG %s: %s\n", t, line[t] | "sort"
+	close("sort")
+	for (r in cmin) printf "@@TD-FIG region %s: tdprobe per-call cost c = %.0f instructions (every thread within +%d of it)\n", r, cmin[r], tol
 	if (nohook) printf "NOTE: vm_hooked_work is not in the report (%d threads): function hooks are not available in this aarch64 build; marker regions checked only\n", nohook
-	printf "%d thread-region figures checked, %d wrong\n", n, bad
+	printf "@@TD-FIG exact counts: %d thread-region figures checked, %d wrong\n", n, bad
 	exit (bad || n == 0)
 }' /tmp/measured.txt /tmp/plan.txt
