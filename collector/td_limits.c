@@ -144,8 +144,15 @@ int td_limits_fd_relocate(struct td_collector *c, int fd)
 			if (t->ctr.fds[i] != fd)
 				continue;
 			int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-			if (nfd < 0)
-				return -errno;
+			if (nfd < 0) {
+				/* No room to move it: give the number up rather than
+				 * ever read() the program's file through it. */
+				int e = errno;
+				__atomic_store_n(&t->ctr.fds[i], -1, __ATOMIC_RELEASE);
+				td_fd_mark(fd, false);
+				atomic_fetch_sub(&td_counter_fds, 1);
+				return -e;
+			}
 			td_fd_mark(nfd, true);
 			__atomic_store_n(&t->ctr.fds[i], nfd, __ATOMIC_RELEASE);
 			td_fd_mark(fd, false);

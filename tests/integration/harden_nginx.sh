@@ -69,7 +69,11 @@ CONF
 run_nginx plain-quit QUIT
 run_nginx plain-term TERM
 prof=(TDPROBE_ON_SIGNAL=TERM,QUIT TDPROBE_SUMMARY=no LD_PRELOAD="$LIB")
-run_nginx quit QUIT "${prof[@]}" TDPROBE_OUTPUT="$WORK/r-quit-%p.json"
+hooks=yes
+TDPROBE_REGIONS=write TDPROBE_OUTPUT=/dev/null/x LD_PRELOAD="$LIB" /bin/true 2>&1 | grep -q 'not built into this library' && hooks=no
+regions=()
+[ $hooks = yes ] && regions=(TDPROBE_REGIONS=epoll_wait,recv,writev,sendfile,accept4)
+run_nginx quit QUIT "${prof[@]}" "${regions[@]}" TDPROBE_OUTPUT="$WORK/r-quit-%p.json"
 run_nginx term TERM "${prof[@]}" TDPROBE_OUTPUT="$WORK/r-term-%p.json"
 
 for label in quit term; do
@@ -86,5 +90,11 @@ for label in quit term; do
   [ "$n" = 3 ] && [ $pids_ok = yes ] && ok "$label: $n reports (master and both workers): $summary" \
     || fail "$label: $n reports ($summary); workers $(cat "$WORK/$label/workers")"
 done
+if [ $hooks = yes ]; then
+  calls=$(for w in $(cat "$WORK/quit/workers"); do python3 "$HERE/hooks_calls.py" "$WORK/r-quit-$w.json"; done \
+    | awk '$1 == "*" { c[$2] += $3 } END { for (k in c) printf "%s %d, ", k, c[k] }')
+  grep -q 'epoll_wait [1-9]' <<<"$calls" && grep -Eq '(writev|sendfile) [1-9]' <<<"$calls" \
+    && ok "hooked calls in the workers (SIGQUIT run): $calls" || fail "hooked calls in the workers: $calls"
+fi
 grep -hv '^tdprobe:' "$WORK"/quit/err "$WORK"/term/err | grep -q . && fail "stderr beyond tdprobe lines: $(cat "$WORK"/quit/err)"
 finish
