@@ -78,3 +78,68 @@ void **td_tramp_arch_plt_slot(uintptr_t code)
 	uintptr_t off = ((ldr >> 10) & 0xfffu) * 8;
 	return (void **)(page + off);
 }
+
+/* Index of target in the sorted slots, or n. */
+static size_t td_tramp_slot_find(void *const *const *slots, size_t n, uintptr_t target)
+{
+	size_t a = 0, b = n;
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if ((uintptr_t)slots[m] < target)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < n && (uintptr_t)slots[a] == target ? a : n;
+}
+
+/* GOT loads on aarch64 are `adrp xN, page` then `ldr xT, [xN, #off]` (a few
+ * instructions apart at most). A use is a call when the loaded register is
+ * next branched through (`blr xT` / `br xT`) before anything else writes
+ * it; anything else takes the pointer's value. */
+void td_tramp_arch_slot_uses(const unsigned char *text, size_t len, void *const *const *slots,
+			     unsigned char *uses, size_t n)
+{
+	if (n == 0 || len < 8)
+		return;
+	uintptr_t lo = (uintptr_t)slots[0], hi = (uintptr_t)slots[n - 1];
+	size_t nw = len / 4;
+	uintptr_t base = (uintptr_t)text;
+	for (size_t i = 0; i < nw; i++) {
+		uint32_t w;
+		memcpy(&w, text + 4 * i, 4);
+		if ((w & 0x9f000000u) != 0x90000000u) /* adrp */
+			continue;
+		unsigned rn = w & 31;
+		int64_t imm = (int64_t)((((w >> 5) & 0x7ffffu) << 2) | ((w >> 29) & 3u));
+		imm = (imm << 43) >> 43;
+		uintptr_t page = ((base + 4 * i) & ~(uintptr_t)0xfff) + (uintptr_t)(imm << 12);
+		if (page + 0x8000 < lo || page > hi)
+			continue;
+		for (size_t j = i + 1; j < nw && j <= i + 4; j++) {
+			uint32_t l;
+			memcpy(&l, text + 4 * j, 4);
+			/* ldr xT, [xN, #imm12*8] */
+			if ((l & 0xffc00000u) != 0xf9400000u || ((l >> 5) & 31) != rn)
+				continue;
+			uintptr_t target = page + ((l >> 10) & 0xfffu) * 8;
+			size_t k = td_tramp_slot_find(slots, n, target);
+			if (k == n)
+				break;
+			unsigned rt = l & 31;
+			unsigned char use = TD_SLOT_OTHER;
+			for (size_t q = j + 1; q < nw && q <= j + 4; q++) {
+				uint32_t b;
+				memcpy(&b, text + 4 * q, 4);
+				if (b == (0xd63f0000u | rt << 5) || b == (0xd61f0000u | rt << 5)) {
+					use = TD_SLOT_CALL; /* blr / br through the loaded pointer */
+					break;
+				}
+				if ((b & 31) == rt) /* most writes name their target in bits 0-4 */
+					break;
+			}
+			uses[k] |= use;
+			break;
+		}
+	}
+}
