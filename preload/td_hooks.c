@@ -1,16 +1,20 @@
 /* td_hooks: finding and patching the GOT slots of configured functions.
  *
- * What is caught: every call that goes through a GOT/PLT slot of a loaded
- * object — calls from the executable into shared libraries, calls between
- * libraries, calls from a library to its own exported function when it is
- * bound through its PLT (default for non -Bsymbolic, non-hidden calls),
- * -fno-plt calls and function pointers taken through GLOB_DAT, and
- * pointers returned by dlsym for a hooked name. What is not: calls inside
- * one object that the static linker bound directly (static/hidden
- * functions, -Bsymbolic(-functions), protected symbols, LTO-inlined calls),
- * the executable's own functions (a non-PIE or PIE executable calls them
- * directly), function pointers stored in data relocated by R_X86_64_64
- * (vtables), and dlsym(RTLD_NEXT, ...). */
+ * What is caught: every call that goes through a PLT slot (JUMP_SLOT) of a
+ * loaded object — calls from the executable into shared libraries, calls
+ * between libraries, calls from a library to its own exported function
+ * when it is bound through its PLT (default for non -Bsymbolic, non-hidden
+ * calls) — GLOB_DAT slots that the code only calls through (-fno-plt), and
+ * calls through pointers from dlsym(<dlopen handle>, name).
+ * What is not: calls inside one object that the static linker bound
+ * directly (static/hidden functions, -Bsymbolic(-functions), protected
+ * symbols, GCC's direct self-recursion, LTO-inlined calls); the
+ * executable's own functions (PIE or not, it calls them directly); calls
+ * through function pointers — a GLOB_DAT slot whose value the code reads is
+ * left alone so that &f compares equal to the same address obtained from
+ * data relocations, local references or dlsym(RTLD_DEFAULT) (CPython
+ * compares tp_free with PyObject_GC_Del) — vtables and other pointers in
+ * data; dlsym(RTLD_NEXT/RTLD_DEFAULT, ...) results. */
 #include "td_hooks.h"
 #include "td_got.h"
 #include "td_log.h"
