@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <time.h>
 
 struct td_hooks td_hooks = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -162,7 +163,9 @@ static void *td_hooks_unwrap(void *addr)
 	return addr;
 }
 
-/* Returns the hook id for (name, real), adding it. -1 when full. */
+/* Returns the hook id for (name, real), adding it. -1 when full. A new
+ * hook has no stub until td_hooks_flush: stubs are made in batches (one
+ * W^X page holds 255) and nothing can reach the entry before that. */
 static int td_hooks_get(const char *name, void *real, int pat)
 {
 	unsigned n = atomic_load(&td_hooks.nr);
@@ -174,20 +177,33 @@ static int td_hooks_get(const char *name, void *real, int pat)
 	char *copy = strdup(name);
 	if (!copy)
 		return -1;
-	void *stub;
-	if (td_tramp_make(&td_hooks.tramp, n, 1, &stub)) {
-		free(copy);
-		return -1;
-	}
 	struct td_hook *h = &td_hooks.tab[n];
 	h->real = real;
-	h->stub = stub;
+	h->stub = NULL;
 	h->name = copy;
 	h->region = td_hooks.c ? td_collector_region_id(td_hooks.c, name) : -1;
 	if (pat >= 0)
 		td_hooks.pat[pat].hooks++;
 	atomic_store_explicit(&td_hooks.nr, n + 1, memory_order_release);
 	return (int)n;
+}
+
+/* Makes the stubs of the hooks added since the last flush. On failure
+ * those hooks stay stub-less (never patched in). */
+static void td_hooks_flush(void)
+{
+	unsigned n = atomic_load(&td_hooks.nr), first = td_hooks.nr_stubbed;
+	if (first >= n)
+		return;
+	static void *stubs[TD_HOOKS_MAX]; /* under the lock */
+	int err = td_tramp_make(&td_hooks.tramp, first, n - first, stubs);
+	if (err) {
+		td_dbg("hooks: cannot make %u trampolines: %s", n - first, strerror(-err));
+		return;
+	}
+	for (unsigned i = first; i < n; i++)
+		td_hooks.tab[i].stub = stubs[i - first];
+	td_hooks.nr_stubbed = n;
 }
 
 /* What an unresolved lazy JUMP_SLOT would bind to. */
@@ -231,9 +247,19 @@ struct td_hooks_gd {
 	size_t n;
 };
 
+/* A slot to point at a stub once the stubs of this scan exist. */
+struct td_hooks_patch {
+	const struct td_got_obj *o;
+	void **slot;
+	unsigned hook;
+	int pat;
+	const char *sym;
+};
+
 struct td_hooks_walk {
-	int patched;
 	struct td_hooks_gd gd;
+	struct td_hooks_patch *p;
+	size_t np, cap;
 };
 
 static int td_hooks_gd_cb(void *arg, const struct td_got_obj *o, const struct td_got_slot *s)
@@ -310,15 +336,15 @@ static int td_hooks_slot_cb(void *arg, const struct td_got_obj *o, const struct 
 	int hid = td_hooks_get(s->sym, real, pat);
 	if (hid < 0)
 		return 0;
-	int err = td_got_write(o, s->slot, td_hooks.tab[hid].stub);
-	if (err) {
-		td_dbg("hooks: %s: cannot patch slot of %s: %s", o->name[0] ? o->name : "(main)",
-		       s->sym, strerror(-err));
-		return 0;
+	if (w->np == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 256;
+		struct td_hooks_patch *v = realloc(w->p, cap * sizeof(*v));
+		if (!v)
+			return 0;
+		w->p = v;
+		w->cap = cap;
 	}
-	td_hooks.pat[pat].slots++;
-	td_hooks.slots++;
-	w->patched++;
+	w->p[w->np++] = (struct td_hooks_patch){ o, s->slot, (unsigned)hid, pat, s->sym };
 	return 0;
 }
 
@@ -367,7 +393,8 @@ static int td_hooks_scan_locked(bool report)
 {
 	struct td_hooks_objs l = { 0 };
 	static struct td_hooks_walk w; /* under the lock; off small thread stacks */
-	w.patched = 0;
+	int patched = 0;
+	w.np = 0;
 	dl_iterate_phdr(td_hooks_list_cb, &l);
 	for (size_t i = 0; i < l.n; i++) {
 		td_hooks_gd_scan(&l.v[i], &w.gd);
@@ -377,9 +404,25 @@ static int td_hooks_scan_locked(bool report)
 		if (report)
 			td_got_for_each_func(&l.v[i], td_hooks_def_cb, NULL);
 	}
+	td_hooks_flush();
+	for (size_t i = 0; i < w.np; i++) {
+		const struct td_hooks_patch *p = &w.p[i];
+		void *stub = td_hooks.tab[p->hook].stub;
+		if (!stub)
+			continue;
+		int err = td_got_write(p->o, p->slot, stub);
+		if (err) {
+			td_dbg("hooks: %s: cannot patch slot of %s: %s",
+			       p->o->name[0] ? p->o->name : "(main)", p->sym, strerror(-err));
+			continue;
+		}
+		td_hooks.pat[p->pat].slots++;
+		td_hooks.slots++;
+		patched++;
+	}
 	td_hooks.objects = (unsigned)l.n;
 	free(l.v);
-	return w.patched;
+	return patched;
 }
 
 int td_hooks_scan(void)
@@ -404,8 +447,10 @@ void *td_hooks_subst(const char *name, void *addr)
 		return addr;
 	pthread_mutex_lock(&td_hooks.lock);
 	int id = td_hooks_get(name, real, pat);
+	td_hooks_flush();
+	void *stub = id < 0 ? NULL : td_hooks.tab[id].stub;
 	pthread_mutex_unlock(&td_hooks.lock);
-	return id < 0 ? addr : td_hooks.tab[id].stub;
+	return stub ? stub : addr;
 }
 
 int td_hooks_install(struct td_collector *c)
@@ -425,10 +470,13 @@ int td_hooks_install(struct td_collector *c)
 		return err;
 	if (!td_hooks.npat)
 		return 0;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pthread_mutex_lock(&td_hooks.lock);
 	td_hooks.installed = true;
 	td_hooks_scan_locked(true);
 	pthread_mutex_unlock(&td_hooks.lock);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 
 	for (unsigned i = 0; i < td_hooks.npat; i++) {
 		const struct td_hook_pattern *p = &td_hooks.pat[i];
@@ -446,8 +494,9 @@ int td_hooks_install(struct td_collector *c)
 			td_info("region '%s': defined but never called through a GOT/PLT slot; "
 				"only calls through dlsym will be counted", p->text);
 	}
-	td_dbg("hooks: %u functions, %u GOT slots in %u objects, %s trampolines",
-	       atomic_load(&td_hooks.nr), td_hooks.slots, td_hooks.objects, td_hooks.tramp.variant);
+	td_dbg("hooks: %u functions, %u GOT slots in %u objects, %s trampolines, %.1f ms",
+	       atomic_load(&td_hooks.nr), td_hooks.slots, td_hooks.objects, td_hooks.tramp.variant,
+	       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 	return 0;
 }
 

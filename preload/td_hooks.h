@@ -64,6 +64,7 @@ struct td_hooks {
 	struct td_tramp tramp;
 	struct td_hook tab[TD_HOOKS_MAX];
 	_Atomic unsigned nr;
+	unsigned nr_stubbed;   /* hooks [0, nr_stubbed) have their stub */
 	struct td_hook_pattern pat[TD_HOOKS_MAX_PATTERNS];
 	unsigned npat;
 	unsigned slots;

@@ -15,7 +15,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define TD_TRAMP_MAX_PAGES 256
+#define TD_TRAMP_MAX_PAGES 1024
 
 struct td_tramp_page {
 	uintptr_t base;     /* page address */
