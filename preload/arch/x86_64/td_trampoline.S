@@ -24,11 +24,15 @@
  *     %st0 %st1                               long double / complex long
  *                                             double returns (x87 stack)
  *     %rsp                                    RA slot + 8 (16-byte aligned)
- * It keeps %rbp (callee-saved) around a 64-aligned frame, saves those (the x87 registers only if occupied: the stack must leave
- * exactly as it came), calls
+ * It keeps %rbp (callee-saved) around a 64-aligned frame, saves the integer
+ * and vector return registers, calls
  *     uintptr_t td_hook_exit(uintptr_t sp)
  * which pops the shadow entry and returns the original return address, then
- * restores and jumps there. Exit has no caller frame an unwinder could know
+ * restores and jumps there. The x87 stack (%st0/%st1) is left alone, not
+ * saved: tdprobe's C code never uses x87 (no long double anywhere; float and
+ * double are SSE on x86_64), and probing it with fxam/fnstsw cost ~80 ns per
+ * call on our KVM guests. hooks_abi checks long double and complex long
+ * double returns through hooked functions. Exit has no caller frame an unwinder could know
  * about, so its CFI marks the return address undefined (end of stack):
  * td_nonlocal.c puts the real addresses back before any unwinding.
  *
@@ -111,7 +115,7 @@ GLOBAL(\name)
 END(\name)
 .endm
 
-/* Exit frame: rax 0, rdx 8, x87 count 16, st0 32, st1 48, vec0 64, vec1 64+vsz. */
+/* Exit frame: rax 0, rdx 8, vec0 64, vec1 64+vsz. */
 .macro EXIT_VARIANT name, mov, r, vsz
 	.globl	\name\()_fde
 	.hidden	\name\()_fde
@@ -131,34 +135,10 @@ GLOBAL(\name)
 	movq	%rdx, 8(%rsp)
 	\mov	%\r\()0, 64(%rsp)
 	\mov	%\r\()1, (64 + \vsz)(%rsp)
-	/* Pop occupied x87 registers into memory (fxam: C3,C0 set = empty). */
-	xorl	%ecx, %ecx
-	fxam
-	fnstsw	%ax
-	andw	$0x4500, %ax
-	cmpw	$0x4100, %ax
-	je	1f
-	fstpt	32(%rsp)
-	incl	%ecx
-	fxam
-	fnstsw	%ax
-	andw	$0x4500, %ax
-	cmpw	$0x4100, %ax
-	je	1f
-	fstpt	48(%rsp)
-	incl	%ecx
-1:	movl	%ecx, 16(%rsp)
 	leaq	8(%rbp), %rdi
 	call	td_hook_exit
 	movq	%rax, %r11
-	movl	16(%rsp), %ecx
-	cmpl	$2, %ecx
-	jne	2f
-	fldt	48(%rsp)
-2:	testl	%ecx, %ecx
-	je	3f
-	fldt	32(%rsp)
-3:	\mov	64(%rsp), %\r\()0
+	\mov	64(%rsp), %\r\()0
 	\mov	(64 + \vsz)(%rsp), %\r\()1
 	movq	0(%rsp), %rax
 	movq	8(%rsp), %rdx
