@@ -60,6 +60,48 @@ mkdir -p off
 ( TDPROBE_SUMMARY=no TDPROBE_OUTPUT="$WORK/off/%p.json" LD_PRELOAD="$LIB" "$T" default 15 >/dev/null 2>&1 ) 2>/dev/null
 ls off/*.json >/dev/null 2>&1 && fail "a report was written on a signal without on_signal" || ok "without on_signal: no handler of ours, no report on SIGTERM"
 
+# Watchdog: the report writer blocks (its stderr summary goes to a full pipe
+# nobody reads); after 3 s the watchdog's timer delivers the same signal with
+# the default action: the process still dies of SIGTERM, the JSON is there.
+mkdir -p wd
+out=$(python3 - "$T" "$LIB" "$WORK/wd" <<'PY'
+import os, subprocess, sys, time
+# A FIFO, so the child's write end and ours are separate open files: ours is
+# non-blocking to fill it, the child's blocks.
+fifo = sys.argv[3] + "/fifo"
+os.mkfifo(fifo)
+r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+child_w = os.open(fifo, os.O_WRONLY)
+fill_w = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+env = dict(os.environ, TDPROBE_ON_SIGNAL="TERM", TDPROBE_OUTPUT=sys.argv[3] + "/%p.json", LD_PRELOAD=sys.argv[2])
+t0 = time.monotonic()
+p = subprocess.Popen([sys.argv[1], "default", "15"], stdout=subprocess.DEVNULL, stderr=child_w, env=env)
+while True:  # tdprobe's startup line: the program is running
+    try:
+        if os.read(r, 4096):
+            break
+    except BlockingIOError:
+        time.sleep(0.001)
+for chunk in (4096, 1):
+    try:
+        while True:
+            os.write(fill_w, b"x" * chunk)
+    except BlockingIOError:
+        pass
+try:
+    rc = p.wait(timeout=20)
+except subprocess.TimeoutExpired:
+    p.kill(); print("hung"); sys.exit(1)
+print(f"{rc} {time.monotonic() - t0:.1f}")
+PY
+)
+read -r wrc wsecs <<<"$out"
+if [ "$wrc" = -15 ] && python3 -c "import sys; sys.exit(not 3.0 <= $wsecs < 10)" && ls wd/*.json >/dev/null 2>&1; then
+  ok "blocked report writer: watchdog ended it with SIGTERM after ${wsecs}s (JSON written before the blocked summary)"
+else
+  fail "watchdog: '$out', reports: $(ls wd)"
+fi
+
 # Bad names: one line, program runs as before.
 TDPROBE_ON_SIGNAL=TERM,SEGV TDPROBE_SUMMARY=no TDPROBE_OUTPUT="$WORK/bad-%p.json" LD_PRELOAD="$LIB" "$T" query >/dev/null 2>bad.err; rc=$?
 [ $rc = 0 ] && grep -q "tdprobe: on_signal: 'SEGV' is not one of" bad.err && ok "on_signal = TERM,SEGV: '$(grep on_signal bad.err)'" || fail "bad name: rc=$rc $(cat bad.err)"
