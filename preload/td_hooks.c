@@ -210,6 +210,12 @@ static void td_hooks_flush(void)
 static void *td_hooks_lookup(const struct td_got_obj *o, const struct td_got_slot *s)
 {
 	void *r = NULL;
+	/* Our interposers (close, pthread_create, ...) are unversioned and come
+	 * first in the scope: the loader binds versioned references to them, so
+	 * dlvsym, which skips them, would bypass them. */
+	void *first = td_hooks.real_dlsym(RTLD_DEFAULT, s->sym);
+	if (first && td_hooks_is_self(first))
+		return first;
 	if (s->version)
 		r = td_hooks.real_dlvsym(RTLD_DEFAULT, s->sym, s->version);
 	if (!r)

@@ -71,6 +71,18 @@ else
   fi
 fi
 
+# Asking to hook functions tdprobe itself interposes must not bypass the
+# interposers (lazily bound programs: the hooks' versioned lookup skipped
+# our unversioned definitions): threads stay registered, our fds stay ours.
+if ! TDPROBE_REGIONS=getppid TDPROBE_OUTPUT=/dev/null/x LD_PRELOAD="$LIB" /bin/true 2>&1 | grep -q 'not built into this library'; then
+  PROFILE_ENV="TDPROBE_REGIONS=pthread_create,close,dup2 TDPROBE_BACKEND=perf TDPROBE_EVENTS=task-clock TDPROBE_SUMMARY=no"
+  if same_run hookself "$T" daemon close; then
+    out=$(main_ok "$WORK"/hookself-*.json) && [ "$(report count "$WORK"/hookself-*.json)" = 3 ] \
+      && ok "regions = pthread_create,close,dup2: interposers kept ($out)" || fail "hooking our interposers: $out"
+    grep -q "not hooked: .*interposed by tdprobe itself" "$WORK/hookself.err1" && ok "and the user is told: '$(grep -m1 'not hooked' "$WORK/hookself.err1")'"
+  fi
+fi
+
 PROFILE_ENV="TDPROBE_SUMMARY=no"
 if same_run stray "$T" stray; then
   out=$(python3 - "$WORK"/stray-*.json <<'PY'
