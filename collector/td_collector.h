@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 struct td_regions; /* per-thread region state, td_region.h */
+struct td_json;
 
 /* RUNNING -> ENDING -> EXITED on the thread itself; RUNNING -> SETTLED when
  * the exit report takes a still-running thread's figures. A CAS on the
@@ -66,6 +67,9 @@ struct td_collector {
 	char cwd[4096];             /* working directory at startup (relative report paths) */
 	char exit_how[32];          /* "exit", "_exit", "exec", "signal SIGTERM", ... */
 	int hooks_missing;          /* configured functions found nowhere */
+	/* Set by preload/ when function hooks are installed: writes the report's
+	 * "hooks" member (what was patched, what was not found). */
+	void (*report_hooks)(struct td_json *j);
 };
 
 /* Creates the calling thread's record: allocates it, opens its counters,

@@ -156,6 +156,8 @@ static void td_report_process(struct td_collector *c, struct td_json *j, uint64_
 	td_json_kv_int(j, "fallback_threads", atomic_load(&c->nr_fallback_threads));
 	td_report_fallbacks(c, j);
 	td_json_object_end(j);
+	if (c->report_hooks)
+		c->report_hooks(j);
 }
 
 static void td_report_thread(const struct td_collector *c, const struct td_thread *t,

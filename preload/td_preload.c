@@ -222,8 +222,8 @@ int td_startup(void)
 	td_preload_set_thread(main_t);
 	main_t->guard = 1;
 	if (c->cfg.functions && c->cfg.functions[0]) {
-		if (td_hooks_install)
-			td_hooks_install(c);
+		if (td_hooks_install && td_hooks_install(c) == 0)
+			c->report_hooks = td_hooks_json;
 		else
 			td_err("function regions are not built into this library");
 	}

@@ -65,6 +65,7 @@ void td_preload_write_report(const char *why);
 
 /* Implemented by other preload modules; weak so each lands on its own. */
 int td_hooks_install(struct td_collector *c) __attribute__((weak));
+void td_hooks_json(struct td_json *j) __attribute__((weak));
 void td_hooks_thread_exit(struct td_collector *c, struct td_thread *t) __attribute__((weak));
 void td_hooks_after_fork_child(void) __attribute__((weak));
 /* on_signal handlers (td_signal.c). */
