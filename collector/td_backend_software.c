@@ -2,6 +2,8 @@
  * PMU (most VMs and containers). No counters to open: nothing can fail. */
 #include "td_backend.h"
 
+#include "../config/td_config.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -24,16 +26,22 @@ static int td_sw_thread_open(struct td_backend *be, struct td_thread_counters *t
 static void td_sw_snapshot(const struct td_backend *be, struct td_thread_counters *tc,
 			   struct td_sample *out)
 {
-	out->cpu_ns = td_clock_thread_cpu_ns();
 	out->wall_ns = td_clock_wall_ns();
 	out->epoch = tc->epoch;
 	out->flags = TD_SAMPLE_OK;
+	/* [counters] cpu_time = no keeps syscalls off the hot path. */
+	if (be->cfg && !be->cfg->cpu_time)
+		out->flags |= TD_SAMPLE_NO_CPU;
+	else
+		out->cpu_ns = td_clock_thread_cpu_ns();
 }
 
 static void td_sw_accumulate(const struct td_backend *be, const struct td_sample *a,
 			     const struct td_sample *b, struct td_counts *acc)
 {
-	if (b->cpu_ns >= a->cpu_ns)
+	if ((a->flags | b->flags) & TD_SAMPLE_NO_CPU)
+		acc->no_cpu++;
+	else if (b->cpu_ns >= a->cpu_ns)
 		acc->cpu_ns += b->cpu_ns - a->cpu_ns;
 	if (b->wall_ns >= a->wall_ns)
 		acc->wall_ns += b->wall_ns - a->wall_ns;

@@ -35,6 +35,8 @@ struct td_thread {
 	int guard;                  /* reentrancy: >0 while tdprobe code runs here */
 	int how_ended;              /* 0 return, 1 pthread_exit, 2 cancel, 3 still running */
 	uint64_t start_wall_ns, end_wall_ns;
+	uint64_t start_cpu_ns;      /* thread CPU clock at start: totals when the
+				     * backend's samples carry no CPU time */
 	struct td_thread_counters ctr;
 	struct td_sample seg_start; /* start of the current counter epoch */
 	struct td_counts total;     /* whole-thread figures, exact across resets */

@@ -24,6 +24,7 @@ void td_counts_add(struct td_counts *acc, const struct td_counts *add)
 	acc->time_running += add->time_running;
 	acc->deltas += add->deltas;
 	acc->invalid += add->invalid;
+	acc->no_cpu += add->no_cpu;
 }
 
 void td_counts_sub_clamped(struct td_counts *out, const struct td_counts *a,
@@ -43,4 +44,5 @@ void td_counts_sub_clamped(struct td_counts *out, const struct td_counts *a,
 	out->time_running = sub0(a->time_running, b->time_running);
 	out->deltas = a->deltas;
 	out->invalid = a->invalid;
+	out->no_cpu = a->no_cpu;
 }

@@ -62,6 +62,7 @@ struct td_counts {
 	uint64_t time_running;
 	uint32_t deltas;           /* deltas folded in */
 	uint32_t invalid;          /* deltas dropped (epoch change, slots backwards, not running) */
+	uint32_t no_cpu;           /* deltas without CPU time: cpu_ns is not known */
 };
 
 /* acc += add, field by field. */

@@ -54,7 +54,12 @@ void td_metrics_json(const struct td_backend *be, const struct td_counts *in, st
 		td_json_key(j, "wall_ns");
 		td_json_null(j);
 	} else {
-		td_json_kv_uint(j, "cpu_ns", c.cpu_ns);
+		if (c.no_cpu) { /* some deltas had no CPU time: no made-up figure */
+			td_json_key(j, "cpu_ns");
+			td_json_null(j);
+		} else {
+			td_json_kv_uint(j, "cpu_ns", c.cpu_ns);
+		}
 		td_json_kv_uint(j, "wall_ns", c.wall_ns);
 	}
 	if (be->topdown_level > 0) {

@@ -58,6 +58,7 @@ struct td_thread *td_thread_start(struct td_collector *c, pid_t parent_tid)
 	t->parent_tid = parent_tid;
 	t->guard = 1;
 	t->start_wall_ns = td_clock_wall_ns();
+	t->start_cpu_ns = td_clock_thread_cpu_ns();
 	for (int i = 0; i < TD_MAX_FDS; i++)
 		t->ctr.fds[i] = -1;
 	t->ctr.tid = t->tid;
@@ -143,6 +144,10 @@ void td_thread_end(struct td_collector *c, struct td_thread *t, int how)
 	if (t->regions && td_regions_close_all)
 		td_regions_close_all(c, t);
 	td_thread_fold(c, t);
+	if (t->total.no_cpu) { /* regions went without CPU time; the thread need not */
+		t->total.cpu_ns = td_clock_thread_cpu_ns() - t->start_cpu_ns;
+		t->total.no_cpu = 0;
+	}
 	if (td_series_thread_end)
 		td_series_thread_end(c, t);
 	td_thread_read_name(t);
@@ -171,8 +176,13 @@ void td_thread_settle_foreign(struct td_collector *c, struct td_thread *t)
 	t->end_wall_ns = td_clock_wall_ns();
 	int (*foreign)(const struct td_backend *, struct td_thread_counters *, struct td_sample *) =
 		t->ctr.fallback ? td_backend_software_ops.snapshot_foreign : be->ops->snapshot_foreign;
-	if (foreign && foreign(be, &t->ctr, &now) == 0)
+	if (foreign && foreign(be, &t->ctr, &now) == 0) {
 		td_thread_accumulate(c, t, &t->seg_start, &now, &t->total);
+		if (t->total.no_cpu && !(now.flags & TD_SAMPLE_NO_CPU) && now.cpu_ns >= t->start_cpu_ns) {
+			t->total.cpu_ns = now.cpu_ns - t->start_cpu_ns;
+			t->total.no_cpu = 0;
+		}
+	}
 	else
 		t->total.wall_ns += t->end_wall_ns - t->seg_start.wall_ns;
 }

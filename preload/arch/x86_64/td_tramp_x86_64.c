@@ -43,8 +43,9 @@ static uint64_t td_tramp_xgetbv(void)
 }
 
 /* Keep whole ymm/zmm argument registers when the OS has the state on:
- * our C code (and libc's string functions it calls) may use AVX and a
- * vzeroupper would cut __m256/__m512 arguments in half. */
+ * our C code (and libc's string functions it calls) may use AVX. The
+ * trampolines save them in full, vzeroupper before C (SSE code with dirty
+ * upper state is slow), and restore them in full afterwards. */
 void td_tramp_arch_select(struct td_tramp *tp)
 {
 	unsigned a, b, c, d;

