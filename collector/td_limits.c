@@ -163,9 +163,14 @@ int td_limits_fd_relocate(struct td_collector *c, int fd)
 	return -ENOENT;
 }
 
+static atomic_flag td_chunk_lock = ATOMIC_FLAG_INIT;
+
 void td_limits_fork_child(struct td_collector *c)
 {
 	(void)c;
+	/* The only thread of the child: a lock another parent thread held at
+	 * fork would never be released. */
+	atomic_flag_clear(&td_chunk_lock);
 	int top = atomic_load(&td_fd_top);
 	for (int w = 0; w <= top / 64 && w < TD_FD_BITS / 64; w++)
 		atomic_store(&td_fd_bits[w], 0);
@@ -178,7 +183,6 @@ static _Atomic(uintptr_t) td_chunk_next, td_chunk_end;
 static _Atomic size_t td_record_bytes;
 
 size_t td_limits_record_bytes(void) { return atomic_load(&td_record_bytes); }
-static atomic_flag td_chunk_lock = ATOMIC_FLAG_INIT;
 
 void *td_limits_record_alloc(size_t size)
 {

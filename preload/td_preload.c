@@ -242,6 +242,8 @@ static void td_child_after_fork(void)
 	if (!c || atomic_load(&td_state) != TD_STATE_RUNNING)
 		return;
 	td_limits_fork_child(c); /* the parent's fds below are no longer ours to guard */
+	if (td_pthread_after_fork_child)
+		td_pthread_after_fork_child();
 	for (struct td_thread *t = atomic_load(&c->threads); t; t = t->next) {
 		if (atomic_load(&t->state) != TD_THREAD_RUNNING)
 			continue;

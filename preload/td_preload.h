@@ -68,6 +68,8 @@ int td_hooks_install(struct td_collector *c) __attribute__((weak));
 void td_hooks_json(struct td_json *j) __attribute__((weak));
 void td_hooks_thread_exit(struct td_collector *c, struct td_thread *t) __attribute__((weak));
 void td_hooks_after_fork_child(void) __attribute__((weak));
+/* Forked child: locks of td_pthread.c a vanished parent thread may hold. */
+void td_pthread_after_fork_child(void) __attribute__((weak));
 /* on_signal handlers (td_signal.c). */
 int td_signal_install(struct td_collector *c) __attribute__((weak));
 

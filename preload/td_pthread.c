@@ -38,6 +38,12 @@ static struct td_start *td_start_get(void)
 	return s ? s : td_limits_record_alloc(sizeof(*s));
 }
 
+/* Forked child: the parent thread that held the lock at fork is gone. */
+void td_pthread_after_fork_child(void)
+{
+	atomic_flag_clear_explicit(&td_start_lock, memory_order_release);
+}
+
 static void td_start_put(struct td_start *s)
 {
 	while (atomic_flag_test_and_set_explicit(&td_start_lock, memory_order_acquire))

@@ -34,6 +34,7 @@
 #include "../collector/td_log.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -272,6 +273,17 @@ static void td_signal_handler(int sig, siginfo_t *info, void *uctx)
 	errno = saved;
 }
 
+/* Forked child: a parent thread may have been inside td_sig_set. */
+static void td_signal_after_fork_child(void)
+{
+	atomic_flag_clear(&td_sig_lock);
+	for (int sig = 1; sig < 65; sig++) {
+		unsigned q = atomic_load(&td_sig[sig].seq);
+		if (q & 1)
+			atomic_store(&td_sig[sig].seq, q + 1);
+	}
+}
+
 /* Installs our handler for each configured signal, unless the program
  * started with it ignored (nohup, background jobs): that stays as it is. */
 int td_signal_install(struct td_collector *c)
@@ -285,6 +297,7 @@ int td_signal_install(struct td_collector *c)
 		       "no report on signals", bad);
 		return -EINVAL;
 	}
+	pthread_atfork(NULL, NULL, td_signal_after_fork_child);
 	for (int sig = 1; sig < 65; sig++) {
 		if (!(mask & (1ull << sig)))
 			continue;

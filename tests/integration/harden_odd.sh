@@ -83,6 +83,12 @@ if ! TDPROBE_REGIONS=getppid TDPROBE_OUTPUT=/dev/null/x LD_PRELOAD="$LIB" /bin/t
   fi
 fi
 
+PROFILE_ENV="TDPROBE_SUMMARY=no TDPROBE_ON_SIGNAL=TERM"
+if same_run forkstorm timeout 25 "$T" forkstorm; then
+  n=$(ls "$WORK"/forkstorm-*.json | wc -l)
+  ok "fork while threads are being created: '$(cat "$WORK/forkstorm.out1")', $n reports, no child hung"
+fi
+
 PROFILE_ENV="TDPROBE_SUMMARY=no"
 if same_run stray "$T" stray; then
   out=$(python3 - "$WORK"/stray-*.json <<'PY'

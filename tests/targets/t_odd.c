@@ -5,6 +5,7 @@
  *   exit-thread   a thread calls _exit(3) while the others run
  *   spawn         vfork+exec, posix_spawn
  *   clone         a clone() thread without pthreads, a fork-like clone
+ *   forkstorm     200 forks while 4 threads keep creating threads
  *   stray         a thread made by libc's pthread_create directly, alive at exit */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -88,6 +89,21 @@ static void *exiter(void *arg)
 	(void)arg;
 	usleep(50000);
 	_exit(3);
+}
+
+static void *busy_short(void *arg)
+{
+	return arg;
+}
+
+static void *churn(void *arg)
+{
+	while (!atomic_load(&stop)) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, busy_short, NULL) == 0)
+			pthread_join(t, NULL);
+	}
+	return arg;
 }
 
 static atomic_int stray_up;
@@ -178,6 +194,31 @@ int main(int argc, char **argv)
 		waitpid(p, &st, 0);
 		printf("fork-like clone: exit %d\n", WEXITSTATUS(st));
 		work();
+		return 0;
+	}
+	if (!strcmp(mode, "forkstorm")) {
+		/* fork while other threads create threads: a child must never
+		 * inherit one of our locks held by a thread it does not have. */
+		pthread_t a[4];
+		for (int i = 0; i < 4; i++)
+			pthread_create(&a[i], NULL, churn, NULL);
+		int ok = 0;
+		for (int i = 0; i < 200; i++) {
+			pid_t p = fork();
+			if (p == 0) {
+				pthread_t t;
+				if (pthread_create(&t, NULL, busy_short, NULL) == 0)
+					pthread_join(t, NULL);
+				_exit(0);
+			}
+			int st;
+			if (p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+				ok++;
+		}
+		atomic_store(&stop, 1);
+		for (int i = 0; i < 4; i++)
+			pthread_join(a[i], NULL);
+		printf("forkstorm: %d of 200 children created a thread and exited\n", ok);
 		return 0;
 	}
 	if (!strcmp(mode, "stray")) {
