@@ -81,57 +81,45 @@ static int td_exec_count(const char *arg0, va_list ap)
 	return n;
 }
 
-#define TD_EXECL_ARGV(arg0, argv, n)                                                               \
-	do {                                                                                       \
-		va_list ap;                                                                        \
-		va_start(ap, arg0);                                                                \
-		n = td_exec_count(arg0, ap);                                                       \
-		va_end(ap);                                                                        \
-	} while (0)
+/* Fills argv[0..n] from arg0 and the list after it (its NULL included). */
+static void td_exec_fill(char **argv, int n, const char *arg0, va_list *ap)
+{
+	argv[0] = (char *)arg0;
+	for (int i = 1; i <= n; i++)
+		argv[i] = va_arg(*ap, char *);
+	argv[n] = NULL;
+}
+
+/* Declares `argv` (a VLA in the caller's frame) holding the variadic list
+ * that follows arg0, and leaves `ap` positioned after its NULL. */
+#define TD_EXECL_ARGV(arg0)                                                                        \
+	va_list ap;                                                                                \
+	va_start(ap, arg0);                                                                        \
+	int n = td_exec_count(arg0, ap);                                                           \
+	va_end(ap);                                                                                \
+	char *argv[n + 1];                                                                         \
+	va_start(ap, arg0);                                                                        \
+	td_exec_fill(argv, n, arg0, &ap)
 
 TD_EXPORT int execl(const char *path, const char *arg0, ...)
 {
-	int n;
-	TD_EXECL_ARGV(arg0, argv, n);
-	char *argv[n + 1];
-	va_list ap;
-	va_start(ap, arg0);
-	argv[0] = (char *)arg0;
-	for (int i = 1; i <= n; i++)
-		argv[i] = va_arg(ap, char *);
+	TD_EXECL_ARGV(arg0);
 	va_end(ap);
-	argv[n] = NULL;
 	return execve(path, argv, environ);
 }
 
 TD_EXPORT int execlp(const char *file, const char *arg0, ...)
 {
-	int n;
-	TD_EXECL_ARGV(arg0, argv, n);
-	char *argv[n + 1];
-	va_list ap;
-	va_start(ap, arg0);
-	argv[0] = (char *)arg0;
-	for (int i = 1; i <= n; i++)
-		argv[i] = va_arg(ap, char *);
+	TD_EXECL_ARGV(arg0);
 	va_end(ap);
-	argv[n] = NULL;
 	return execvp(file, argv);
 }
 
 TD_EXPORT int execle(const char *path, const char *arg0, ...)
 {
-	int n;
-	TD_EXECL_ARGV(arg0, argv, n);
-	char *argv[n + 1];
-	va_list ap;
-	va_start(ap, arg0);
-	argv[0] = (char *)arg0;
-	for (int i = 1; i <= n; i++)
-		argv[i] = va_arg(ap, char *);
+	TD_EXECL_ARGV(arg0);
 	char *const *envp = va_arg(ap, char *const *);
 	va_end(ap);
-	argv[n] = NULL;
 	return execve(path, argv, envp);
 }
 
