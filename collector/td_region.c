@@ -320,8 +320,6 @@ int td_region_enter(struct td_collector *c, struct td_thread *t, int region_id, 
 		f->parent = r->stack[d - 1].counting ? d - 1 : r->stack[d - 1].parent;
 	r->open[region_id]++;
 	r->depth = d + 1;
-	if (td_unlikely(c->backend.emulated))
-		td_emu_set_region(&c->backend, &t->ctr, c->region_names[region_id]);
 	f->has_child = false;
 	if (f->counting) {
 		/* Last, so our own bookkeeping stays outside the region. */
@@ -331,6 +329,10 @@ int td_region_enter(struct td_collector *c, struct td_thread *t, int region_id, 
 		if (td_unlikely(t->series != NULL) && td_series_sample_at)
 			td_series_sample_at(c, t, &f->start); /* boundary point, same snapshot */
 	}
+	/* Emulated PMU: the region's true fractions start here, after our own
+	 * snapshot and reset work, which belongs to the enclosing remainder. */
+	if (td_unlikely(c->backend.emulated))
+		td_emu_set_region(&c->backend, &t->ctr, c->region_names[region_id]);
 	return 0;
 }
 

@@ -13,7 +13,7 @@
 # reset, which is why resets are not made every round here.)
 source "$(dirname "$0")/lib.bash"
 [ -x "$TARGETS/emulate_regions" ] || skip "emulate_regions not built"
-printf '[topdown]\nreset = outermost\nreset_threshold = 3000000\n' >"$WORK/td.ini"
+printf '[topdown]\nreset = outermost\nreset_threshold = 1000000\n' >"$WORK/td.ini"
 SKIPPED=0
 
 # run MODE HOT COLD REGIONS: one profiled run and its checks.
