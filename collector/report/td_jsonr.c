@@ -447,11 +447,67 @@ static bool td_jsonr_descend(struct td_jsonr_parser *ps)
 	return true;
 }
 
+/* Makes room for element n of a temporary array being parsed. */
+static bool td_jsonr_grow(struct td_jsonr_parser *ps, void **tmp, size_t *cap, size_t n,
+			  size_t elem)
+{
+	if (n < *cap)
+		return true;
+	size_t ncap = *cap ? *cap * 2 : 8;
+	void *nt = realloc(*tmp, ncap * elem);
+	if (!nt) {
+		td_jsonr_oom(ps);
+		return false;
+	}
+	*tmp = nt;
+	*cap = ncap;
+	return true;
+}
+
+/* After an element of an array or object: 1 when a ',' says another one
+ * follows, 0 when `close` ends the container, -1 on a syntax error. */
+static int td_jsonr_after_element(struct td_jsonr_parser *ps, char close, const char *kind)
+{
+	char what[16];
+	td_jsonr_skip_ws(ps);
+	if (ps->p < ps->end && *ps->p == ',') {
+		ps->p++;
+		td_jsonr_skip_ws(ps);
+		if (ps->p < ps->end && *ps->p == close) {
+			td_jsonr_fail(ps, "trailing comma in an %s", kind);
+			return -1;
+		}
+		return 1;
+	}
+	if (ps->p < ps->end && *ps->p == close) {
+		ps->p++;
+		return 0;
+	}
+	td_jsonr_fail(ps, "',' or '%c' expected in an %s, found %s", close, kind,
+		      td_jsonr_what(ps, what, sizeof(what)));
+	return -1;
+}
+
+/* Moves the n parsed elements into the document's arena (NULL when n is 0). */
+static bool td_jsonr_keep(struct td_jsonr_parser *ps, const void *tmp, size_t n, size_t elem,
+			  void **out)
+{
+	*out = NULL;
+	if (!n)
+		return true;
+	*out = td_arena_alloc(ps->doc, n * elem);
+	if (!*out) {
+		td_jsonr_oom(ps);
+		return false;
+	}
+	memcpy(*out, tmp, n * elem);
+	return true;
+}
+
 static bool td_jsonr_parse_array(struct td_jsonr_parser *ps, struct td_jsonr_value *out)
 {
 	struct td_jsonr_value *tmp = NULL;
 	size_t n = 0, cap = 0;
-	char what[16];
 
 	if (!td_jsonr_descend(ps))
 		return false;
@@ -462,49 +518,22 @@ static bool td_jsonr_parse_array(struct td_jsonr_parser *ps, struct td_jsonr_val
 		goto done;
 	}
 	for (;;) {
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct td_jsonr_value *nt = realloc(tmp, ncap * sizeof(*tmp));
-			if (!nt) {
-				td_jsonr_oom(ps);
-				goto fail;
-			}
-			tmp = nt;
-			cap = ncap;
-		}
+		if (!td_jsonr_grow(ps, (void **)&tmp, &cap, n, sizeof(*tmp)))
+			goto fail;
 		if (!td_jsonr_parse_value(ps, &tmp[n]))
 			goto fail;
 		n++;
-		td_jsonr_skip_ws(ps);
-		if (ps->p < ps->end && *ps->p == ',') {
-			ps->p++;
-			td_jsonr_skip_ws(ps);
-			if (ps->p < ps->end && *ps->p == ']') {
-				td_jsonr_fail(ps, "trailing comma in an array");
-				goto fail;
-			}
-			continue;
-		}
-		if (ps->p < ps->end && *ps->p == ']') {
-			ps->p++;
+		int more = td_jsonr_after_element(ps, ']', "array");
+		if (more < 0)
+			goto fail;
+		if (!more)
 			break;
-		}
-		td_jsonr_fail(ps, "',' or ']' expected in an array, found %s",
-			      td_jsonr_what(ps, what, sizeof(what)));
-		goto fail;
 	}
 done:
 	out->type = TD_JSONR_ARRAY;
 	out->arr.n = n;
-	out->arr.items = NULL;
-	if (n) {
-		out->arr.items = td_arena_alloc(ps->doc, n * sizeof(*tmp));
-		if (!out->arr.items) {
-			td_jsonr_oom(ps);
-			goto fail;
-		}
-		memcpy(out->arr.items, tmp, n * sizeof(*tmp));
-	}
+	if (!td_jsonr_keep(ps, tmp, n, sizeof(*tmp), (void **)&out->arr.items))
+		goto fail;
 	free(tmp);
 	ps->depth--;
 	return true;
@@ -533,16 +562,8 @@ static bool td_jsonr_parse_object(struct td_jsonr_parser *ps, struct td_jsonr_va
 				      td_jsonr_what(ps, what, sizeof(what)));
 			goto fail;
 		}
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct td_jsonr_member *nt = realloc(tmp, ncap * sizeof(*tmp));
-			if (!nt) {
-				td_jsonr_oom(ps);
-				goto fail;
-			}
-			tmp = nt;
-			cap = ncap;
-		}
+		if (!td_jsonr_grow(ps, (void **)&tmp, &cap, n, sizeof(*tmp)))
+			goto fail;
 		const char *key_pos = ps->p;
 		if (!td_jsonr_parse_string(ps, &tmp[n].key, &tmp[n].key_len))
 			goto fail;
@@ -567,36 +588,17 @@ static bool td_jsonr_parse_object(struct td_jsonr_parser *ps, struct td_jsonr_va
 		if (!td_jsonr_parse_value(ps, &tmp[n].value))
 			goto fail;
 		n++;
-		td_jsonr_skip_ws(ps);
-		if (ps->p < ps->end && *ps->p == ',') {
-			ps->p++;
-			td_jsonr_skip_ws(ps);
-			if (ps->p < ps->end && *ps->p == '}') {
-				td_jsonr_fail(ps, "trailing comma in an object");
-				goto fail;
-			}
-			continue;
-		}
-		if (ps->p < ps->end && *ps->p == '}') {
-			ps->p++;
+		int more = td_jsonr_after_element(ps, '}', "object");
+		if (more < 0)
+			goto fail;
+		if (!more)
 			break;
-		}
-		td_jsonr_fail(ps, "',' or '}' expected in an object, found %s",
-			      td_jsonr_what(ps, what, sizeof(what)));
-		goto fail;
 	}
 done:
 	out->type = TD_JSONR_OBJECT;
 	out->obj.n = n;
-	out->obj.members = NULL;
-	if (n) {
-		out->obj.members = td_arena_alloc(ps->doc, n * sizeof(*tmp));
-		if (!out->obj.members) {
-			td_jsonr_oom(ps);
-			goto fail;
-		}
-		memcpy(out->obj.members, tmp, n * sizeof(*tmp));
-	}
+	if (!td_jsonr_keep(ps, tmp, n, sizeof(*tmp), (void **)&out->obj.members))
+		goto fail;
 	free(tmp);
 	ps->depth--;
 	return true;
