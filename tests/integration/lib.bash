@@ -24,8 +24,11 @@ same_run() {
   local name=$1; shift
   local rc0 rc1
   "$@" >"$WORK/$name.out0" 2>"$WORK/$name.err0"; rc0=$?
+  # PROFILE_ENV is split into words but never globbed (TDPROBE_REGIONS=*).
+  set -f
   env ${PROFILE_ENV:-} TDPROBE_OUTPUT="$WORK/$name-%p.json" LD_PRELOAD="$LIB" \
     "$@" >"$WORK/$name.out1" 2>"$WORK/$name.err1"; rc1=$?
+  set +f
   if [ "$rc0" != "$rc1" ]; then fail "$name: exit status $rc0 without tdprobe, $rc1 with"; return 1; fi
   if ! cmp -s "$WORK/$name.out0" "$WORK/$name.out1"; then
     fail "$name: stdout differs under tdprobe"; diff "$WORK/$name.out0" "$WORK/$name.out1" | head; return 1
