@@ -80,34 +80,31 @@ int td_backend_select(struct td_backend *be, const struct td_config *cfg,
 		return 0;
 	}
 
-	/* auto: the richest source this machine can give. */
-	const char *rdpmc_no = NULL;
-	if (&td_backend_arm64_ops) {
-		if (td_backend_try(be, &td_backend_arm64_ops) == 0)
-			return 0;
-		snprintf(why, sizeof(why), "%s", be->reason);
-		rdpmc_no = why;
-	} else if (&td_backend_rdpmc_ops) {
-		if (td_backend_try(be, &td_backend_rdpmc_ops) == 0)
-			return 0;
-		snprintf(why, sizeof(why), "%s", be->reason);
-		rdpmc_no = why;
+	/* auto: the richest source this machine can give. Without a core PMU
+	 * the machine's own reason says it all; otherwise each "no" is kept. */
+	if (machine && machine->core_pmu < 0) {
+		snprintf(why, sizeof(why), "%s",
+			 machine->no_pmu_reason[0] ? machine->no_pmu_reason
+						   : "no hardware PMU: no core PMU in /sys/bus/event_source/devices");
+		td_backend_software(be, why);
+		return 0;
 	}
-	if (machine && machine->core_pmu >= 0 && &td_backend_perf_ops) {
-		char perf_no[sizeof(be->reason)];
-		if (td_backend_try(be, &td_backend_perf_ops) == 0)
+	const struct td_backend_ops *user_read =
+		&td_backend_arm64_ops ? &td_backend_arm64_ops : &td_backend_rdpmc_ops;
+	int off = 0;
+	why[0] = '\0';
+	const struct td_backend_ops *const order[] = { user_read, &td_backend_perf_ops };
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		if (!order[k])
+			continue;
+		if (td_backend_try(be, order[k]) == 0)
 			return 0;
-		snprintf(perf_no, sizeof(perf_no), "%s", be->reason);
-		snprintf(be->reason, sizeof(be->reason), "perf backend cannot run: %.200s", perf_no);
+		if (off >= 0 && (size_t)off < sizeof(why))
+			off += snprintf(why + off, sizeof(why) - (size_t)off, "%s%s: %s", off ? "; " : "",
+					order[k]->name, be->reason);
 	}
-	if (machine && machine->core_pmu < 0 && machine->no_pmu_reason[0])
-		snprintf(why, sizeof(why), "%s", machine->no_pmu_reason);
-	else if (machine && machine->core_pmu < 0)
-		snprintf(why, sizeof(why), "no hardware PMU: no cpu PMU in /sys/bus/event_source/devices");
-	else if (rdpmc_no)
-		; /* why holds the rdpmc reason */
-	else
-		snprintf(why, sizeof(why), "no counter backend could open its events");
+	if (!why[0])
+		snprintf(why, sizeof(why), "no counter backend is built into this library");
 	td_backend_software(be, why);
 	return 0;
 }

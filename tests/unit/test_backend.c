@@ -121,3 +121,32 @@ Test(backend, thread_records_and_foreign_settle)
 	pthread_cancel(b);
 	pthread_join(b, NULL);
 }
+
+/* The selector reaches backends through weak references, which do not pull
+ * them out of the td_core archive: reference them here. */
+#ifdef __x86_64__
+const void *const test_backend_linked[] = { &td_backend_rdpmc_ops, &td_backend_perf_ops };
+#else
+const void *const test_backend_linked[] = { &td_backend_perf_ops };
+#endif
+
+/* A core PMU without perf-metrics or usable generic events: auto says why
+ * each richer backend could not run, not only the first one. */
+Test(backend, auto_with_a_pmu_names_every_refusal)
+{
+#ifndef __x86_64__
+	cr_skip_test("the user-space-read backend of this architecture needs its own PMU facts");
+#endif
+	struct td_machine m = kvm;
+	m.hypervisor = false;
+	m.no_pmu_reason[0] = '\0';
+	m.nr_pmus = 1;
+	strcpy(m.pmus[0].name, "cpu");
+	m.pmus[0].type = 4;
+	m.core_pmu = 0;
+	struct td_backend be;
+	cr_assert_eq(td_backend_select(&be, &cfg, &m), 0);
+	cr_expect_str_eq(be.ops->name, "software");
+	cr_expect(strstr(be.reason, "rdpmc: "), "%s", be.reason);
+	cr_expect(strstr(be.reason, "; perf: "), "%s", be.reason);
+}
