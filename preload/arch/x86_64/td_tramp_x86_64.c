@@ -7,11 +7,14 @@
 #include "../../td_tramp.h"
 
 #include <cpuid.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 extern char td_tramp_entry_sse[], td_tramp_entry_avx[], td_tramp_entry_avx512[];
 extern char td_tramp_exit_sse[], td_tramp_exit_avx[], td_tramp_exit_avx512[];
+extern char td_tramp_entry_avx_xi[], td_tramp_entry_avx512_xi[];
+extern char td_tramp_exit_avx_xi[], td_tramp_exit_avx512_xi[];
 
 const unsigned td_tramp_arch_stub_size = 16;
 const unsigned td_tramp_arch_header_size = 16;
@@ -60,10 +63,19 @@ void td_tramp_arch_select(struct td_tramp *tp)
 	tp->entry = td_tramp_entry_avx;
 	tp->exit = td_tramp_exit_avx;
 	tp->variant = "avx";
-	if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F) && (xcr0 & 0xe6) == 0xe6) {
+	bool avx512 = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F) &&
+		      (xcr0 & 0xe6) == 0xe6;
+	if (avx512) {
 		tp->entry = td_tramp_entry_avx512;
 		tp->exit = td_tramp_exit_avx512;
 		tp->variant = "avx512";
+	}
+	/* XGETBV with ECX=1 (XINUSE): the trampolines can then tell whether the
+	 * caller's upper vector state is in use and keep a clean one clean. */
+	if (__get_cpuid_count(0xd, 1, &a, &b, &c, &d) && (a & (1u << 2))) {
+		tp->entry = avx512 ? td_tramp_entry_avx512_xi : td_tramp_entry_avx_xi;
+		tp->exit = avx512 ? td_tramp_exit_avx512_xi : td_tramp_exit_avx_xi;
+		tp->variant = avx512 ? "avx512+xinuse" : "avx+xinuse";
 	}
 }
 

@@ -84,7 +84,43 @@
 .endm
 
 /* ENTRY_BODY mov, reg-prefix, size: one entry variant. */
-.macro ENTRY_VARIANT name, mov, r, vsz
+/* Eight argument vector registers, saved (VSAVE) or loaded (VLOAD). */
+.macro VSAVE mov, r, vsz, base
+	\mov	%\r\()0, (\base + 0 * \vsz)(%rsp)
+	\mov	%\r\()1, (\base + 1 * \vsz)(%rsp)
+	\mov	%\r\()2, (\base + 2 * \vsz)(%rsp)
+	\mov	%\r\()3, (\base + 3 * \vsz)(%rsp)
+	\mov	%\r\()4, (\base + 4 * \vsz)(%rsp)
+	\mov	%\r\()5, (\base + 5 * \vsz)(%rsp)
+	\mov	%\r\()6, (\base + 6 * \vsz)(%rsp)
+	\mov	%\r\()7, (\base + 7 * \vsz)(%rsp)
+.endm
+.macro VLOAD mov, r, vsz, base
+	\mov	(\base + 0 * \vsz)(%rsp), %\r\()0
+	\mov	(\base + 1 * \vsz)(%rsp), %\r\()1
+	\mov	(\base + 2 * \vsz)(%rsp), %\r\()2
+	\mov	(\base + 3 * \vsz)(%rsp), %\r\()3
+	\mov	(\base + 4 * \vsz)(%rsp), %\r\()4
+	\mov	(\base + 5 * \vsz)(%rsp), %\r\()5
+	\mov	(\base + 6 * \vsz)(%rsp), %\r\()6
+	\mov	(\base + 7 * \vsz)(%rsp), %\r\()7
+.endm
+
+/* xi variants ask the CPU (XGETBV 1, XINUSE) whether the upper halves of
+ * ymm/zmm 0-15 are in use (bits 2 and 6). When they are not, the vector
+ * registers hold nothing beyond 128 bits: only xmm is saved, with legacy SSE
+ * moves, so a program whose vector state was clean finds it clean again
+ * after the hooked call (restoring ymm/zmm would leave it dirty, and the
+ * program's own SSE code would then pay for it). %eax, %ecx, %edx are free
+ * here: the integer registers are already saved. */
+.macro UPPER_IN_USE_JNZ label
+	movl	$1, %ecx
+	xgetbv
+	testl	$0x44, %eax
+	jnz	\label
+.endm
+
+.macro ENTRY_VARIANT name, mov, r, vsz, xi=0
 GLOBAL(\name)
 	.cfi_startproc
 	endbr64
@@ -98,27 +134,25 @@ GLOBAL(\name)
 	andq	$-64, %rsp
 	subq	$(GPR_AREA + 8 * \vsz), %rsp
 	SAVE_GPRS
-	\mov	%\r\()0, (GPR_AREA + 0 * \vsz)(%rsp)
-	\mov	%\r\()1, (GPR_AREA + 1 * \vsz)(%rsp)
-	\mov	%\r\()2, (GPR_AREA + 2 * \vsz)(%rsp)
-	\mov	%\r\()3, (GPR_AREA + 3 * \vsz)(%rsp)
-	\mov	%\r\()4, (GPR_AREA + 4 * \vsz)(%rsp)
-	\mov	%\r\()5, (GPR_AREA + 5 * \vsz)(%rsp)
-	\mov	%\r\()6, (GPR_AREA + 6 * \vsz)(%rsp)
-	\mov	%\r\()7, (GPR_AREA + 7 * \vsz)(%rsp)
+.if \xi
+	UPPER_IN_USE_JNZ 8f
+	VSAVE movaps, xmm, \vsz, GPR_AREA
+	movl	%r11d, %edi
+	leaq	8(%rbp), %rsi
+	call	td_hook_enter
+	movq	%rax, %r11
+	VLOAD movaps, xmm, \vsz, GPR_AREA
+	jmp	9f
+8:
+.endif
+	VSAVE \mov, \r, \vsz, GPR_AREA
 	CLEAN_UPPER \vsz
 	movl	%r11d, %edi
 	leaq	8(%rbp), %rsi
 	call	td_hook_enter
 	movq	%rax, %r11
-	\mov	(GPR_AREA + 0 * \vsz)(%rsp), %\r\()0
-	\mov	(GPR_AREA + 1 * \vsz)(%rsp), %\r\()1
-	\mov	(GPR_AREA + 2 * \vsz)(%rsp), %\r\()2
-	\mov	(GPR_AREA + 3 * \vsz)(%rsp), %\r\()3
-	\mov	(GPR_AREA + 4 * \vsz)(%rsp), %\r\()4
-	\mov	(GPR_AREA + 5 * \vsz)(%rsp), %\r\()5
-	\mov	(GPR_AREA + 6 * \vsz)(%rsp), %\r\()6
-	\mov	(GPR_AREA + 7 * \vsz)(%rsp), %\r\()7
+	VLOAD \mov, \r, \vsz, GPR_AREA
+9:
 	RESTORE_GPRS
 	leave
 	.cfi_def_cfa %rsp, 8
@@ -129,7 +163,7 @@ END(\name)
 .endm
 
 /* Exit frame: rax 0, rdx 8, vec0 64, vec1 64+vsz. */
-.macro EXIT_VARIANT name, mov, r, vsz
+.macro EXIT_VARIANT name, mov, r, vsz, xi=0
 	.globl	\name\()_fde
 	.hidden	\name\()_fde
 \name\()_fde:
@@ -146,6 +180,18 @@ GLOBAL(\name)
 	subq	$(64 + 2 * \vsz), %rsp
 	movq	%rax, 0(%rsp)
 	movq	%rdx, 8(%rsp)
+.if \xi
+	UPPER_IN_USE_JNZ 8f
+	movaps	%xmm0, 64(%rsp)
+	movaps	%xmm1, (64 + \vsz)(%rsp)
+	leaq	8(%rbp), %rdi
+	call	td_hook_exit
+	movq	%rax, %r11
+	movaps	64(%rsp), %xmm0
+	movaps	(64 + \vsz)(%rsp), %xmm1
+	jmp	9f
+8:
+.endif
 	\mov	%\r\()0, 64(%rsp)
 	\mov	%\r\()1, (64 + \vsz)(%rsp)
 	CLEAN_UPPER \vsz
@@ -154,6 +200,7 @@ GLOBAL(\name)
 	movq	%rax, %r11
 	\mov	64(%rsp), %\r\()0
 	\mov	(64 + \vsz)(%rsp), %\r\()1
+9:
 	movq	0(%rsp), %rax
 	movq	8(%rsp), %rdx
 	leave
@@ -165,8 +212,12 @@ END(\name)
 ENTRY_VARIANT td_tramp_entry_sse, movaps, xmm, 16
 ENTRY_VARIANT td_tramp_entry_avx, vmovdqa, ymm, 32
 ENTRY_VARIANT td_tramp_entry_avx512, vmovdqa64, zmm, 64
+ENTRY_VARIANT td_tramp_entry_avx_xi, vmovdqa, ymm, 32, 1
+ENTRY_VARIANT td_tramp_entry_avx512_xi, vmovdqa64, zmm, 64, 1
 EXIT_VARIANT td_tramp_exit_sse, movaps, xmm, 16
 EXIT_VARIANT td_tramp_exit_avx, vmovdqa, ymm, 32
 EXIT_VARIANT td_tramp_exit_avx512, vmovdqa64, zmm, 64
+EXIT_VARIANT td_tramp_exit_avx_xi, vmovdqa, ymm, 32, 1
+EXIT_VARIANT td_tramp_exit_avx512_xi, vmovdqa64, zmm, 64, 1
 
 	.section .note.GNU-stack, "", @progbits
