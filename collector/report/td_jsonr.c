@@ -249,19 +249,23 @@ static int td_jsonr_after_element(struct td_jsonr_parser *ps, char close, const 
 	return -1;
 }
 
-/* Moves the n parsed elements into the document's arena (NULL when n is 0). */
-static bool td_jsonr_keep(struct td_jsonr_parser *ps, const void *tmp, size_t n, size_t elem,
-			  void **out)
+/* Ends a container: moves its n parsed elements into the document's arena
+ * (NULL when n is 0), frees the temporary array and climbs back a level. */
+static bool td_jsonr_close(struct td_jsonr_parser *ps, void *tmp, size_t n, size_t elem,
+			   void **out)
 {
 	*out = NULL;
-	if (!n)
-		return true;
-	*out = td_arena_alloc(ps->doc, n * elem);
-	if (!*out) {
-		td_jsonr_oom(ps);
-		return false;
+	if (n) {
+		*out = td_arena_alloc(ps->doc, n * elem);
+		if (!*out) {
+			td_jsonr_oom(ps);
+			free(tmp);
+			return false;
+		}
+		memcpy(*out, tmp, n * elem);
 	}
-	memcpy(*out, tmp, n * elem);
+	free(tmp);
+	ps->depth--;
 	return true;
 }
 
@@ -293,11 +297,7 @@ static bool td_jsonr_parse_array(struct td_jsonr_parser *ps, struct td_jsonr_val
 done:
 	out->type = TD_JSONR_ARRAY;
 	out->arr.n = n;
-	if (!td_jsonr_keep(ps, tmp, n, sizeof(*tmp), (void **)&out->arr.items))
-		goto fail;
-	free(tmp);
-	ps->depth--;
-	return true;
+	return td_jsonr_close(ps, tmp, n, sizeof(*tmp), (void **)&out->arr.items);
 fail:
 	free(tmp);
 	return false;
@@ -358,11 +358,7 @@ static bool td_jsonr_parse_object(struct td_jsonr_parser *ps, struct td_jsonr_va
 done:
 	out->type = TD_JSONR_OBJECT;
 	out->obj.n = n;
-	if (!td_jsonr_keep(ps, tmp, n, sizeof(*tmp), (void **)&out->obj.members))
-		goto fail;
-	free(tmp);
-	ps->depth--;
-	return true;
+	return td_jsonr_close(ps, tmp, n, sizeof(*tmp), (void **)&out->obj.members);
 fail:
 	free(tmp);
 	return false;
