@@ -64,6 +64,26 @@ static int td_pmu_exec(const struct td_pmu_reader *r, uint32_t idx, uint64_t *va
 	return 0;
 }
 
+/* The parts of a result every read shares: the lock and index it was taken
+ * under, and enabled/running, extrapolated to now when the page's time base
+ * was read (`timed`). */
+static void td_pmu_fill_times(struct td_pmu_value *out, uint32_t seq, uint32_t idx,
+			      uint64_t enabled, uint64_t running, const struct td_pmu_time *tm,
+			      bool timed, uint64_t cyc)
+{
+	out->lock = seq;
+	out->index = idx;
+	out->flags = 0;
+	if (timed) {
+		uint64_t d = td_pmu_time_delta(tm, cyc);
+		enabled += d;
+		running += idx ? d : 0;
+		out->flags = TD_PMU_TIME_NOW;
+	}
+	out->enabled = enabled;
+	out->running = running;
+}
+
 int td_pmu_read_counter(const struct td_pmu_reader *r,
 			const volatile struct perf_event_mmap_page *pg, struct td_pmu_value *out)
 {
@@ -86,17 +106,7 @@ int td_pmu_read_counter(const struct td_pmu_reader *r,
 		td_pmu_barrier();
 		if (pg->lock != seq || (rc == -EAGAIN && cap && idx))
 			continue;
-		out->lock = seq;
-		out->index = idx;
-		out->flags = 0;
-		if (tm.cap && r->read_time) {
-			uint64_t d = td_pmu_time_delta(&tm, cyc);
-			enabled += d;
-			running += idx ? d : 0;
-			out->flags = TD_PMU_TIME_NOW;
-		}
-		out->enabled = enabled;
-		out->running = running;
+		td_pmu_fill_times(out, seq, idx, enabled, running, &tm, tm.cap && r->read_time, cyc);
 		out->metrics = 0;
 		if (rc) {
 			out->value = 0;
@@ -144,17 +154,7 @@ int td_pmu_read_topdown(const struct td_pmu_reader *r,
 			continue;
 		if (rc == -EAGAIN && cap && idx && midx)
 			continue;
-		out->lock = seq;
-		out->index = idx;
-		out->flags = 0;
-		if (timed) {
-			uint64_t d = td_pmu_time_delta(&tm, cyc);
-			enabled += d;
-			running += idx ? d : 0;
-			out->flags = TD_PMU_TIME_NOW;
-		}
-		out->enabled = enabled;
-		out->running = running;
+		td_pmu_fill_times(out, seq, idx, enabled, running, &tm, timed, cyc);
 		if (rc) {
 			out->value = 0;
 			out->metrics = 0;
